@@ -1,0 +1,53 @@
+"""The ``aitrail`` command: collect, verify, catalog, keygen (and analyze, loaded lazily).
+
+Exit codes: 0 all good; 1 verification failed or no bundle could be produced;
+2 usage error; 3 collected with failures (partial).
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import click
+
+from aitrail.collector import __version__
+from aitrail.collector.catalog_cli import catalog_group
+
+
+class LazyGroup(click.Group):
+    """Loads ``analyze`` only when asked, so the collector never imports the analyzer."""
+
+    lazy = {"analyze": ("aitrail.analyzer.cli", "analyze")}
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted([*super().list_commands(ctx), *self.lazy])
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name in self.lazy:
+            module_name, attribute = self.lazy[name]
+            try:
+                module = importlib.import_module(module_name)
+            except ImportError as exc:
+                raise click.ClickException(f"the analyzer is not available here: {exc}") from exc
+            return getattr(module, attribute)
+        return super().get_command(ctx, name)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="aitrail")
+def main() -> None:
+    """Collect, verify and analyze what AI coding agents leave on disk."""
+
+
+main.add_command(catalog_group)
+
+for _module, _name in (
+    ("aitrail.collector.collect_cli", "collect"),
+    ("aitrail.collector.verify_cli", "verify"),
+    ("aitrail.collector.verify_cli", "keygen"),
+):
+    try:
+        main.add_command(getattr(importlib.import_module(_module), _name))
+    except ModuleNotFoundError as _exc:  # pragma: no cover - only while a module is being written
+        if _exc.name != _module:
+            raise
