@@ -12,6 +12,8 @@ import click
 
 from aitrail.collector import __version__
 from aitrail.collector.catalog_cli import catalog_group
+from aitrail.collector.collect_cli import collect
+from aitrail.collector.verify_cli import keygen, verify
 
 
 class LazyGroup(click.Group):
@@ -41,13 +43,6 @@ def main() -> None:
 
 main.add_command(catalog_group)
 
-for _module, _name in (
-    ("aitrail.collector.collect_cli", "collect"),
-    ("aitrail.collector.verify_cli", "verify"),
-    ("aitrail.collector.verify_cli", "keygen"),
-):
-    try:
-        main.add_command(getattr(importlib.import_module(_module), _name))
-    except ModuleNotFoundError as _exc:  # pragma: no cover - only while a module is being written
-        if _exc.name != _module:
-            raise
+main.add_command(collect)
+main.add_command(verify)
+main.add_command(keygen)

@@ -120,7 +120,12 @@ def split_segments(pattern: str) -> tuple[str, ...]:
 def match_path(pattern: str, path: str) -> bool:
     """Match a whole relative path against a brace-free glob (used in tests and
     for never-collect checks; the walker matches segment by segment)."""
-    return _match(split_segments(pattern), tuple(path.split("/")))
+    return match_segments(split_segments(pattern), tuple(path.split("/")))
+
+
+def match_segments(segments: tuple[str, ...], parts: tuple[str, ...]) -> bool:
+    """Match path components against glob segments (``**`` spans directories)."""
+    return _match(segments, parts)
 
 
 def _match(segments: tuple[str, ...], parts: tuple[str, ...]) -> bool:

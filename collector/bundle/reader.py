@@ -1,0 +1,166 @@
+"""Random access to a bundle through its index (used by verify and the analyzer).
+
+The reader trusts nothing: the trailer, the index digest, member names and
+frame bounds are all checked, and a problem raises BundleFormatError naming
+what is wrong. Whether members match their recorded digests is verify's job.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass
+from typing import BinaryIO, Iterator
+
+import zstandard
+
+from aitrail.collector.bundle import layout
+
+CHUNK = 1024 * 1024
+
+
+class BundleFormatError(ValueError):
+    """The file is not a complete, well-formed aitrail bundle."""
+
+
+@dataclass(frozen=True)
+class Member:
+    name: str
+    type: str
+    frame_offset: int
+    frame_length: int
+    header_length: int
+    size: int
+    sha256: str | None
+
+
+class BundleReader:
+    """Opens a bundle read-only and serves members by name."""
+
+    def __init__(self, path: str | os.PathLike):
+        self.path = os.fspath(path)
+        self._file: BinaryIO = open(self.path, "rb")  # noqa: SIM115 - closed in close()
+        try:
+            self.file_size = os.fstat(self._file.fileno()).st_size
+            self.index, self.index_offset, self.index_sha256 = self._read_index()
+            self.members = self._parse_members()
+        except Exception:
+            self._file.close()
+            raise
+        self._by_name = {member.name: member for member in self.members}
+
+    def __enter__(self) -> "BundleReader":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._file.close()
+
+    # -- index ------------------------------------------------------------------
+
+    def _read_index(self) -> tuple[dict, int, str]:
+        trailer_size = layout.TRAILER.size
+        if self.file_size < trailer_size + layout.SKIPPABLE_HEADER.size:
+            raise BundleFormatError("incomplete: file too short to hold an index (cut short?)")
+        self._file.seek(self.file_size - trailer_size)
+        digest, length, magic = layout.TRAILER.unpack(self._file.read(trailer_size))
+        if magic != layout.TRAILER_MAGIC:
+            raise BundleFormatError("incomplete: no index trailer at the end of the file (bundle cut short?)")
+        frame_start = self.file_size - trailer_size - length - layout.SKIPPABLE_HEADER.size
+        if length <= 0 or frame_start < 0:
+            raise BundleFormatError("index: trailer gives an impossible index length")
+        self._file.seek(frame_start)
+        frame_magic, frame_size = layout.SKIPPABLE_HEADER.unpack(self._file.read(layout.SKIPPABLE_HEADER.size))
+        if frame_magic != layout.SKIPPABLE_MAGIC or frame_size != length + trailer_size:
+            raise BundleFormatError("index: skippable frame header does not match the trailer")
+        compressed = self._file.read(length)
+        if hashlib.sha256(compressed).digest() != digest:
+            raise BundleFormatError("index: SHA-256 of the index does not match its trailer")
+        try:
+            index = json.loads(zstandard.ZstdDecompressor().decompress(compressed))
+        except (zstandard.ZstdError, ValueError) as exc:
+            raise BundleFormatError(f"index: cannot be decoded: {exc}") from exc
+        if index.get("format") != layout.FORMAT_NAME or index.get("version") != layout.FORMAT_VERSION:
+            raise BundleFormatError("index: not an aitrail bundle index of a known version")
+        return index, frame_start, digest.hex()
+
+    def _parse_members(self) -> list[Member]:
+        members: list[Member] = []
+        expected_offset = 0
+        seen: set[str] = set()
+        try:
+            for record in self.index["members"]:
+                member = Member(**record)
+                if not layout.is_safe_member_name(member.name):
+                    raise BundleFormatError(f"index: unsafe member name {member.name!r}")
+                if member.name in seen:
+                    raise BundleFormatError(f"index: member {member.name!r} listed twice")
+                if member.frame_offset != expected_offset or member.frame_length <= 0:
+                    raise BundleFormatError(f"index: frame of {member.name!r} is not where the previous one ended")
+                if member.type not in ("file", "symlink"):
+                    raise BundleFormatError(f"index: member {member.name!r} has unknown type {member.type!r}")
+                expected_offset += member.frame_length
+                seen.add(member.name)
+                members.append(member)
+            end = self.index["end"]
+            if end["frame_offset"] != expected_offset or end["frame_offset"] + end["frame_length"] != self.index_offset:
+                raise BundleFormatError("index: the frames do not tile the file up to the index")
+        except (KeyError, TypeError) as exc:
+            raise BundleFormatError(f"index: malformed member record ({exc})") from exc
+        return members
+
+    # -- members ------------------------------------------------------------------
+
+    def member(self, name: str) -> Member:
+        try:
+            return self._by_name[name]
+        except KeyError:
+            raise KeyError(f"no member {name!r} in the bundle") from None
+
+    def names(self) -> list[str]:
+        return [member.name for member in self.members]
+
+    def read_frame(self, member: Member) -> bytes:
+        self._file.seek(member.frame_offset)
+        frame = self._file.read(member.frame_length)
+        if len(frame) != member.frame_length:
+            raise BundleFormatError(f"{member.name}: frame runs past the end of the file")
+        return frame
+
+    def iter_decompressed(self, member: Member) -> Iterator[bytes]:
+        """The whole decompressed frame (tar header, data, padding), in chunks."""
+        self._file.seek(member.frame_offset)
+        remaining = member.frame_length
+        decompressor = zstandard.ZstdDecompressor().decompressobj()
+        while remaining:
+            chunk = self._file.read(min(CHUNK, remaining))
+            if not chunk:
+                raise BundleFormatError(f"{member.name}: frame runs past the end of the file")
+            remaining -= len(chunk)
+            out = decompressor.decompress(chunk)
+            if out:
+                yield out
+        if not decompressor.eof:
+            raise BundleFormatError(f"{member.name}: zstd frame is truncated")
+        if decompressor.unused_data:
+            raise BundleFormatError(f"{member.name}: bytes after the end of its zstd frame")
+
+    def iter_data(self, member: Member) -> Iterator[bytes]:
+        """The member's data only, in chunks (no header, no padding)."""
+        skip, remaining = member.header_length, member.size
+        for chunk in self.iter_decompressed(member):
+            if skip:
+                cut = min(skip, len(chunk))
+                chunk, skip = chunk[cut:], skip - cut
+            if remaining and chunk:
+                piece = chunk[:remaining]
+                remaining -= len(piece)
+                yield piece
+        if remaining:
+            raise BundleFormatError(f"{member.name}: data shorter than its index entry")
+
+    def read_data(self, name: str) -> bytes:
+        return b"".join(self.iter_data(self.member(name)))

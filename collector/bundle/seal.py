@@ -1,0 +1,80 @@
+"""Ed25519 keys and signatures over the tag manifest (cryptography).
+
+Keys are PEM files: PKCS#8 private key (mode 0600) and SubjectPublicKeyInfo
+public key, the forms ``openssl pkeyutl`` reads, so a signature can be checked
+without aitrail:
+
+    openssl pkeyutl -verify -pubin -inkey signer.pub -rawin \
+        -in tagmanifest-sha256.txt -sigfile aitrail/signature.ed25519
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+
+
+class SigningKeyError(ValueError):
+    """A key file that is not an Ed25519 key of the expected kind."""
+
+
+def generate(private_path: str, public_path: str) -> str:
+    """Write a new key pair (refusing to overwrite); return the public key's fingerprint."""
+    key = Ed25519PrivateKey.generate()
+    private_pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                    serialization.NoEncryption())
+    fd = os.open(private_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(private_pem)
+    fd = os.open(public_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(public_pem(key.public_key()))
+    return fingerprint(key.public_key())
+
+
+def public_pem(key: Ed25519PublicKey) -> bytes:
+    return key.public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
+
+
+def fingerprint(key: Ed25519PublicKey) -> str:
+    """``sha256:<hex>`` of the raw 32-byte public key."""
+    raw = key.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+    return "sha256:" + hashlib.sha256(raw).hexdigest()
+
+
+def load_private(path: str) -> Ed25519PrivateKey:
+    with open(path, "rb") as handle:
+        data = handle.read()
+    try:
+        key = serialization.load_pem_private_key(data, password=None)
+    except (ValueError, TypeError) as exc:
+        raise SigningKeyError(f"{path}: not an unencrypted PEM private key ({exc})") from exc
+    if not isinstance(key, Ed25519PrivateKey):
+        raise SigningKeyError(f"{path}: not an Ed25519 private key")
+    return key
+
+
+def load_public(data: bytes, origin: str) -> Ed25519PublicKey:
+    try:
+        key = serialization.load_pem_public_key(data)
+    except (ValueError, TypeError) as exc:
+        raise SigningKeyError(f"{origin}: not a PEM public key ({exc})") from exc
+    if not isinstance(key, Ed25519PublicKey):
+        raise SigningKeyError(f"{origin}: not an Ed25519 public key")
+    return key
+
+
+def sign(key: Ed25519PrivateKey, message: bytes) -> bytes:
+    return key.sign(message)
+
+
+def check(key: Ed25519PublicKey, signature: bytes, message: bytes) -> bool:
+    try:
+        key.verify(signature, message)
+    except InvalidSignature:
+        return False
+    return True

@@ -1,0 +1,225 @@
+"""Read one matched file safely and hand its exact bytes to the bundle writer.
+
+Order of operations for a regular file: ``lstat`` (statx) first; open by
+name relative to the parent directory's descriptor with ``O_NOFOLLOW |
+O_NONBLOCK`` and ``O_NOATIME`` where allowed (so neither a symlink swapped in
+nor a FIFO is ever followed or blocks); ``fstat`` to prove the open file is
+the inode that was ``lstat``-ed; read to end of file; ``fstat`` and ``lstat``
+again. The bytes stored are exactly the bytes read, the digest is theirs,
+and any difference between the before and after states flags the file as
+changed during read, with both states recorded.
+"""
+
+from __future__ import annotations
+
+import errno as errno_module
+import hashlib
+import io
+import os
+import tempfile
+from dataclasses import dataclass, field
+
+from aitrail.collector.bundle.writer import BundleWriter, TarMeta
+from aitrail.collector.fsmeta import Meta, fstat_meta
+from aitrail.collector.walk import Tree
+
+O_NOATIME = getattr(os, "O_NOATIME", 0)
+_OPEN_FLAGS = (
+    os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+)
+CHUNK = 1024 * 1024
+IN_MEMORY_LIMIT = 16 * 1024 * 1024  # larger files stream straight into the bundle
+
+
+@dataclass
+class Capture:
+    """What happened when one file was read."""
+
+    outcome: str  # collected | changed_during_read | vanished | permission_denied | read_error | special_file | symlink
+    before: Meta | None = None
+    after: Meta | None = None
+    size: int = 0
+    sha256: str | None = None
+    noatime: bool = False
+    attempts: int = 0
+    error: OSError | None = None
+    notes: list[str] = field(default_factory=list)
+    link_target: bytes | None = None
+
+
+def tar_meta(meta: Meta) -> TarMeta:
+    return TarMeta(mode=meta.mode, uid=meta.uid, gid=meta.gid, mtime_ns=meta.mtime_ns,
+                   atime_ns=meta.atime_ns, ctime_ns=meta.ctime_ns)
+
+
+class Capturer:
+    """Reads files of one location through its Tree and writes them to the bundle."""
+
+    def __init__(self, tree: Tree, writer: BundleWriter, spool_dir: str):
+        self.tree = tree
+        self.writer = writer
+        self.spool_dir = spool_dir
+
+    def capture(self, parts: tuple[str, ...], member: str, link_member: str) -> Capture:
+        try:
+            before = self.tree.lstat(parts)
+        except FileNotFoundError as exc:
+            return Capture("vanished", error=exc)
+        except OSError as exc:
+            return Capture(_failure_outcome(exc), error=exc)
+        if before.kind == "symlink":
+            return self._capture_link(parts, before, link_member)
+        if before.kind != "file":
+            return Capture("special_file", before=before, notes=[f"{before.kind}: recorded from lstat, never opened"])
+        return self._capture_regular(parts, before, member)
+
+    # -- symlinks -------------------------------------------------------------------
+
+    def _capture_link(self, parts, before: Meta, link_member: str) -> Capture:
+        try:
+            target = os.readlink(os.fsencode(parts[-1]), dir_fd=self.tree.dir_fd(parts[:-1]))
+        except FileNotFoundError as exc:
+            return Capture("vanished", before=before, error=exc)
+        except OSError as exc:
+            return Capture(_failure_outcome(exc), before=before, error=exc)
+        self.writer.add_symlink(link_member, target, tar_meta(before))
+        return Capture("symlink", before=before, link_target=target, notes=["stored as a link, not followed"])
+
+    # -- regular files --------------------------------------------------------------
+
+    def _open(self, parts) -> tuple[int, bool]:
+        parent = self.tree.dir_fd(parts[:-1])
+        if O_NOATIME:
+            try:
+                return os.open(parts[-1], _OPEN_FLAGS | O_NOATIME, dir_fd=parent), True
+            except PermissionError as exc:
+                if exc.errno != errno_module.EPERM:  # EACCES is a real denial
+                    raise
+        return os.open(parts[-1], _OPEN_FLAGS, dir_fd=parent), False
+
+    def _capture_regular(self, parts, before: Meta, member: str) -> Capture:
+        try:
+            fd, noatime = self._open(parts)
+        except FileNotFoundError as exc:
+            return Capture("vanished", before=before, error=exc)
+        except OSError as exc:
+            if exc.errno == errno_module.ELOOP:
+                return Capture("changed_during_read", before=before, error=exc,
+                               notes=["replaced by a symlink between lstat and open: not followed"])
+            return Capture(_failure_outcome(exc), before=before, error=exc)
+        try:
+            opened = fstat_meta(fd)
+            if opened.kind != "file" or opened.ino != before.ino or opened.dev != before.dev:
+                return Capture("changed_during_read", before=before, after=opened, noatime=noatime,
+                               notes=[f"replaced between lstat and open (now {opened.kind}): not read"])
+            if before.size <= IN_MEMORY_LIMIT:
+                result = self._read_small(fd, before, member)
+            else:
+                result = self._read_streaming(fd, before, member)
+            result.noatime = noatime
+            result.after = self._state_after(parts, fd, result)
+            if result.after is not None and not before.same_content_state(result.after):
+                result.outcome = "changed_during_read"
+                result.notes.append("lstat after the read differs from lstat before it")
+            if result.size != before.size and result.outcome == "collected":
+                result.outcome = "changed_during_read"
+            return result
+        except OSError as exc:
+            return Capture("read_error", before=before, error=exc, noatime=noatime)
+        finally:
+            os.close(fd)
+
+    def _state_after(self, parts, fd: int, result: Capture) -> Meta | None:
+        after_fd = fstat_meta(fd)
+        try:
+            after_path = self.tree.lstat(parts)
+        except OSError:
+            result.notes.append("path gone or unreadable after the read (file unlinked or renamed)")
+            return after_fd
+        if after_path.ino != after_fd.ino:
+            result.notes.append("path names another inode after the read (file replaced)")
+        return after_fd
+
+    def _read_small(self, fd: int, before: Meta, member: str) -> Capture:
+        buffer = io.BytesIO()
+        hasher = hashlib.sha256()
+        while True:
+            chunk = os.read(fd, CHUNK)
+            if not chunk:
+                break
+            hasher.update(chunk)
+            buffer.write(chunk)
+            if buffer.tell() > IN_MEMORY_LIMIT:
+                return self._continue_in_spool(fd, before, member, buffer, hasher)
+        data = buffer.getbuffer()
+        digest = hasher.hexdigest()
+        self.writer.add_bytes(member, data, tar_meta(before), digest)
+        size = len(data)
+        data.release()
+        return Capture("collected", before=before, size=size, sha256=digest, attempts=1,
+                       notes=[] if size == before.size else [f"read {size} bytes, lstat said {before.size}"])
+
+    def _continue_in_spool(self, fd, before, member, buffer: io.BytesIO, hasher) -> Capture:
+        """A small file that grew past the in-memory limit while being read."""
+        with tempfile.TemporaryFile(dir=self.spool_dir) as spool:
+            spool.write(buffer.getbuffer())
+            size = buffer.tell()
+            while True:
+                chunk = os.read(fd, CHUNK)
+                if not chunk:
+                    break
+                hasher.update(chunk)
+                spool.write(chunk)
+                size += len(chunk)
+            spool.seek(0)
+            digest = hasher.hexdigest()
+            self.writer.add_file_object(member, spool, size, tar_meta(before), digest)
+        return Capture("changed_during_read", before=before, size=size, sha256=digest, attempts=1,
+                       notes=[f"grew while read: read {size} bytes, lstat said {before.size}"])
+
+    def _read_streaming(self, fd: int, before: Meta, member: str) -> Capture:
+        """Stream a large file with the lstat length; fall back to a spool if the length was wrong."""
+        hasher = hashlib.sha256()
+        self.writer.begin_stream(member, before.size, tar_meta(before))
+        remaining = before.size
+        while remaining:
+            chunk = os.read(fd, min(CHUNK, remaining))
+            if not chunk:
+                break
+            hasher.update(chunk)
+            self.writer.write_chunk(chunk)
+            remaining -= len(chunk)
+        grew = not remaining and bool(os.read(fd, 1))
+        if not remaining and not grew:
+            digest = hasher.hexdigest()
+            self.writer.end_stream(digest)
+            return Capture("collected", before=before, size=before.size, sha256=digest, attempts=1)
+        self.writer.abort_stream()
+        why = "grew" if grew else f"shrank ({before.size - remaining} of {before.size} bytes read)"
+        capture = self._reread_into_spool(fd, before, member)
+        capture.notes.insert(0, f"{why} while read: first read discarded, re-read whole from offset 0")
+        return capture
+
+    def _reread_into_spool(self, fd: int, before: Meta, member: str) -> Capture:
+        hasher = hashlib.sha256()
+        size = 0
+        with tempfile.TemporaryFile(dir=self.spool_dir) as spool:
+            while True:
+                chunk = os.pread(fd, CHUNK, size)
+                if not chunk:
+                    break
+                hasher.update(chunk)
+                spool.write(chunk)
+                size += len(chunk)
+            spool.seek(0)
+            digest = hasher.hexdigest()
+            self.writer.add_file_object(member, spool, size, tar_meta(before), digest)
+        return Capture("changed_during_read", before=before, size=size, sha256=digest, attempts=2)
+
+
+def _failure_outcome(exc: OSError) -> str:
+    if exc.errno in (errno_module.EACCES, errno_module.EPERM):
+        return "permission_denied"
+    if exc.errno == errno_module.ENOENT:
+        return "vanished"
+    return "read_error"

@@ -1,0 +1,294 @@
+"""One collection run: plan, walk, classify, capture, seal.
+
+Phase 1 walks every target and classifies each match (metadata only: nothing
+is opened for reading). Phase 2 reads the files to collect in a fixed order
+(location, raw path bytes) and writes them to ``<output>.partial``; the
+metadata members, tag manifest and signature follow, then the index, and only
+then is the file renamed to its final name and its SHA-256 written beside it.
+A run killed at any point leaves only a ``.partial`` file, which never verifies.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from dataclasses import dataclass, field
+
+from aitrail.collector import catalog as catalog_module
+from aitrail.collector import outcomes as oc
+from aitrail.collector import runinfo
+from aitrail.collector.bundle import layout
+from aitrail.collector.bundle.seal import load_private
+from aitrail.collector.bundle.writer import BundleWriter
+from aitrail.collector.capture import Capturer
+from aitrail.collector.globs import match_segments
+from aitrail.collector.metadata import write_metadata_members
+from aitrail.collector.plan import Home, Planner, Target
+from aitrail.collector.walk import Expander, Match, Tree
+
+SQLITE_COMPANIONS = ("-journal", "-shm", "-wal")
+
+
+class CollectionError(RuntimeError):
+    """The run could not produce a bundle (exit 1)."""
+
+
+@dataclass
+class CollectOptions:
+    output: str | None
+    homes: list[str] = field(default_factory=list)
+    all_users: bool = False
+    root: str | None = None
+    agents: list[str] = field(default_factory=list)
+    case_id: str | None = None
+    examiner: str | None = None
+    notes: str | None = None
+    sign_key: str | None = None
+    dry_run: bool = False
+    max_file_size: int | None = None
+    catalog_dir: str | None = None
+    command_line: list[str] = field(default_factory=lambda: list(sys.argv))
+    progress: bool = True
+    trace_walk: bool = False  # tests: record every directory the walk opened
+
+
+@dataclass
+class CollectResult:
+    entries: list[oc.Entry]
+    counts: dict
+    mode: str
+    homes: list[Home]
+    overrides: list
+    walk_opened: list[str]
+    bundle_path: str | None = None
+    bundle_sha256: str | None = None
+
+    @property
+    def exit_code(self) -> int:
+        return 3 if any(entry.outcome in oc.PARTIAL_OUTCOMES for entry in self.entries) else 0
+
+
+# -- planning -------------------------------------------------------------------
+
+
+def _mode_and_homes(options: CollectOptions) -> tuple[str, list[Home]]:
+    if options.root:
+        return "image-root", runinfo.homes_in_image(options.root)
+    if options.homes:
+        return "homes", runinfo.homes_from_dirs(options.homes)
+    if options.all_users:
+        return "all-users", runinfo.homes_of_all_users()
+    return "current-user", [runinfo.current_user_home()]
+
+
+def _plan(options: CollectOptions, catalog, full_catalog, mode: str, homes: list[Home]):
+    environ = dict(os.environ) if mode == "current-user" else None
+    planner = Planner(catalog=catalog, never_catalog=full_catalog, environ=environ, image_root=options.root)
+    targets: list[Target] = []
+    vetoes: dict[str, list[Target]] = {}
+    for home in homes:
+        targets.extend(planner.targets_for_home(home))
+        for never in planner.never_targets_for_home(home):
+            vetoes.setdefault(never.location.label, []).append(never)
+    system_base = options.root if mode == "image-root" else ("/" if mode in ("current-user", "all-users") else None)
+    if system_base is not None:
+        targets.extend(planner.targets_for_system(system_base))
+        for never in Planner(full_catalog, full_catalog).targets_for_system(system_base):
+            if never.never:
+                vetoes.setdefault("system", []).append(never)
+    return planner, targets, vetoes
+
+
+# -- phase 1: walk and classify ---------------------------------------------------
+
+
+def _walk(targets: list[Target], trace: bool) -> tuple[dict[str, Tree], list[Match]]:
+    trees: dict[str, Tree] = {}
+    matches: list[Match] = []
+    for target in targets:
+        label = target.location.label
+        tree = trees.get(label)
+        if tree is None:
+            tree = trees[label] = Tree(target.location, trace=trace)
+        matches.extend(Expander(tree).expand(target))
+    return trees, matches
+
+
+def _vetoed(match: Match, vetoes: dict[str, list[Target]]) -> bool:
+    return any(match_segments(never.segments, match.parts) for never in vetoes.get(match.target.location.label, ()))
+
+
+def _classify(match: Match, vetoes, max_file_size: int | None) -> oc.Entry:
+    entry = oc.Entry(match.target, match.parts, match.kind, match.meta, notes=[match.note] if match.note else [])
+    if match.error is not None:
+        entry.error = match.error
+        entry.outcome = oc.VANISHED if match.kind == "missing" else _errno_outcome(match.error)
+    elif match.excluded_by is not None:
+        entry.outcome, entry.reason = oc.EXCLUDED, f"exclude rule {match.excluded_by}"
+    elif match.target.never or _vetoed(match, vetoes):
+        entry.outcome, entry.reason = oc.NEVER_COLLECT, "credential store: catalogued, never opened"
+    elif match.kind in ("file", "symlink"):
+        if match.kind == "file" and max_file_size is not None and match.meta.size > max_file_size:
+            entry.outcome, entry.reason = oc.TOO_LARGE, f"{match.meta.size} bytes > --max-file-size {max_file_size}"
+    else:
+        entry.outcome, entry.reason = oc.SPECIAL, f"{match.kind}: recorded from lstat, never opened"
+    return entry
+
+
+def _errno_outcome(error: OSError) -> str:
+    import errno as errno_module
+
+    if error.errno in (errno_module.EACCES, errno_module.EPERM):
+        return oc.DENIED
+    if error.errno == errno_module.ENOENT:
+        return oc.VANISHED
+    return oc.READ_ERROR
+
+
+def _add_sqlite_companions(entries: list[oc.Entry], trees: dict[str, Tree]) -> list[oc.Entry]:
+    """A SQLite database travels with its -journal, -shm and -wal siblings."""
+    extra: list[oc.Entry] = []
+    for entry in entries:
+        if entry.target.store_def.format != "sqlite" or entry.kind != "file" or entry.outcome:
+            continue
+        tree = trees[entry.target.location.label]
+        for suffix in SQLITE_COMPANIONS:
+            parts = entry.parts[:-1] + (entry.parts[-1] + suffix,)
+            try:
+                meta = tree.lstat(parts)
+            except OSError:
+                continue
+            companion = oc.Entry(entry.target, parts, meta.kind, meta, companion_of=entry.raw_relpath.decode("utf-8", "backslashreplace"))
+            if meta.kind not in ("file", "symlink"):
+                companion.outcome, companion.reason = oc.SPECIAL, f"{meta.kind}: recorded from lstat, never opened"
+            extra.append(companion)
+    return entries + extra
+
+
+def _dedupe_and_sort(entries: list[oc.Entry]) -> list[oc.Entry]:
+    unique: dict[tuple, oc.Entry] = {}
+    for entry in entries:
+        unique.setdefault(entry.key, entry)
+    return sorted(unique.values(), key=lambda entry: (entry.key, entry.outcome))
+
+
+# -- phase 2: capture ---------------------------------------------------------------
+
+
+class Progress:
+    """A line on stderr at most once a second while collecting."""
+
+    def __init__(self, total: int, enabled: bool):
+        self.total, self.enabled = total, enabled
+        self.done = self.bytes = 0
+        self._last = time.monotonic()
+
+    def step(self, size: int) -> None:
+        self.done += 1
+        self.bytes += size
+        now = time.monotonic()
+        if self.enabled and now - self._last >= 1.0:
+            self._last = now
+            print(f"aitrail: {self.done}/{self.total} files, {self.bytes / 1e6:.1f} MB", file=sys.stderr, flush=True)
+
+
+def _capture_all(entries, trees, writer: BundleWriter, spool_dir: str, progress: Progress) -> None:
+    done: dict[tuple, oc.Entry] = {}
+    for entry in entries:
+        if entry.outcome:
+            continue
+        file_key = (entry.target.location.label, entry.key[1])
+        first = done.get(file_key)
+        if first is not None:
+            _copy_capture(first, entry)
+            continue
+        done[file_key] = entry
+        label = entry.target.location.label
+        raw_parts = tuple(os.fsencode(part) for part in entry.parts)
+        member = layout.payload_name(label, raw_parts)
+        link_member = layout.link_name(label, raw_parts)
+        result = Capturer(trees[label], writer, spool_dir).capture(entry.parts, member, link_member)
+        entry.outcome, entry.error, entry.notes = result.outcome, result.error, entry.notes + result.notes
+        entry.meta = result.before or entry.meta
+        entry.after, entry.attempts, entry.link_target = result.after, result.attempts, result.link_target
+        if result.before is not None:
+            entry.kind = result.before.kind
+        if result.outcome in (oc.COLLECTED, oc.CHANGED) and result.sha256:
+            entry.member, entry.sha256, entry.stored_size = member, result.sha256, result.size
+            entry.noatime = result.noatime
+        elif result.outcome == oc.SYMLINK:
+            entry.member = link_member
+        progress.step(result.size)
+
+
+def _copy_capture(first: oc.Entry, entry: oc.Entry) -> None:
+    for name in ("outcome", "error", "meta", "after", "attempts", "link_target", "member", "sha256",
+                 "stored_size", "noatime", "kind"):
+        setattr(entry, name, getattr(first, name))
+    entry.notes = entry.notes + first.notes
+    entry.duplicate_of = f"{first.target.store} (the same file, matched by another store)"
+
+
+# -- the run -----------------------------------------------------------------------
+
+
+def run(options: CollectOptions) -> CollectResult:
+    """Collect (or, with dry_run, only plan and walk). Raises CollectionError for exit 1."""
+    started, started_clock = runinfo.utc_now(), time.monotonic()
+    full_catalog = catalog_module.load(options.catalog_dir)
+    catalog = full_catalog.select(options.agents)
+    mode, homes = _mode_and_homes(options)
+    if not homes:
+        raise CollectionError("no home directory to collect from")
+    signing_key = load_private(options.sign_key) if options.sign_key else None
+    planner, targets, vetoes = _plan(options, catalog, full_catalog, mode, homes)
+    trees, matches = _walk(targets, options.trace_walk)
+    entries = [_classify(match, vetoes, options.max_file_size) for match in matches]
+    entries = _dedupe_and_sort(_add_sqlite_companions(entries, trees))
+    opened = [f"{label}:{path}" for label, tree in trees.items() for path in tree.stats.opened]
+    result = CollectResult(entries, {}, mode, homes, planner.overrides, opened)
+    if options.dry_run:
+        for entry in entries:
+            entry.outcome = entry.outcome or "would_collect"
+        _close(trees)
+        return result
+    partial = options.output + ".partial"
+    writer = BundleWriter(partial)
+    try:
+        spool_dir = os.path.dirname(os.path.abspath(options.output))
+        _capture_all(entries, trees, writer, spool_dir, Progress(sum(1 for e in entries if not e.outcome), options.progress))
+        result.counts = oc.count(entries)
+        run_meta = {
+            "mode": mode, "started_utc": started, "homes": homes, "trees": trees, "overrides": planner.overrides,
+            "catalog": catalog, "options": options, "clock_start": started_clock,
+        }
+        write_metadata_members(writer, entries, result.counts, run_meta, signing_key)
+        writer.finish()
+    except BaseException:
+        writer.close()
+        _close(trees)
+        raise
+    _close(trees)
+    os.replace(partial, options.output)
+    result.bundle_path = options.output
+    result.bundle_sha256 = _write_sidecar_digest(options.output)
+    return result
+
+
+def _close(trees: dict[str, Tree]) -> None:
+    for tree in trees.values():
+        tree.close()
+
+
+def _write_sidecar_digest(path: str) -> str:
+    import hashlib
+
+    hasher = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for chunk in iter(lambda: handle.read(4 * 1024 * 1024), b""):
+            hasher.update(chunk)
+    digest = hasher.hexdigest()
+    with open(path + ".sha256", "x", encoding="utf-8") as handle:
+        handle.write(f"{digest}  {os.path.basename(path)}\n")
+    return digest

@@ -1,0 +1,133 @@
+"""``aitrail collect``: the examiner's one command on a subject machine."""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+
+import click
+
+from aitrail.collector import collect as collect_module
+from aitrail.collector.bundle.seal import SigningKeyError
+from aitrail.collector.catalog_schema import CatalogError
+
+_SIZE = re.compile(r"^\s*(\d+)\s*([KMGT]?i?B?)?\s*$", re.IGNORECASE)
+_UNITS = {"": 1, "K": 1024, "M": 1024**2, "G": 1024**3, "T": 1024**4}
+
+
+class SizeType(click.ParamType):
+    """1048576, 512K, 200M, 3G, 3GiB (binary units)."""
+
+    name = "SIZE"
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, int):
+            return value
+        match = _SIZE.match(str(value))
+        if not match:
+            self.fail(f"{value!r} is not a size like 200M or 3G", param, ctx)
+        unit = (match.group(2) or "").upper().replace("I", "").replace("B", "")
+        return int(match.group(1)) * _UNITS[unit]
+
+
+@click.command("collect")
+@click.option("--home", "homes", multiple=True, type=click.Path(file_okay=False, exists=True),
+              help="Collect from DIR as a user's home (repeatable).")
+@click.option("--all-users", is_flag=True, help="Every home in the live passwd database.")
+@click.option("--root", type=click.Path(file_okay=False, exists=True),
+              help="A mounted image: users under home/, Users/ and root/; system stores under it.")
+@click.option("--agent", "agents", multiple=True, help="Only this agent (repeatable; see 'aitrail catalog list').")
+@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Bundle to write (BUNDLE.tar.zst).")
+@click.option("--case", "case_id", help="Case identifier recorded in the bundle.")
+@click.option("--examiner", help="Examiner's name recorded in the bundle.")
+@click.option("--notes", help="Free-text notes recorded in the bundle.")
+@click.option("--sign-key", type=click.Path(dir_okay=False, exists=True), help="Ed25519 private key (aitrail keygen).")
+@click.option("--dry-run", is_flag=True, help="Show what would be collected; write nothing.")
+@click.option("--max-file-size", type=SizeType(), help="Record larger files as too_large instead of reading them.")
+@click.option("--catalog", "catalog_dir", type=click.Path(file_okay=False, exists=True), help="Use this catalog directory.")
+@click.option("--quiet", is_flag=True, help="No progress lines on stderr.")
+def collect(homes, all_users, root, agents, output, case_id, examiner, notes, sign_key, dry_run,
+            max_file_size, catalog_dir, quiet) -> None:
+    """Collect every store the catalog names into one sealed evidence bundle.
+
+    Exit codes: 0 clean; 3 bundle written but some files failed or changed
+    while read; 1 no bundle could be produced; 2 usage error.
+    """
+    if root and (homes or all_users):
+        raise click.UsageError("--root cannot be combined with --home or --all-users")
+    if homes and all_users:
+        raise click.UsageError("--home and --all-users are alternatives")
+    if not dry_run:
+        if not output:
+            raise click.UsageError("-o/--output BUNDLE is required (or use --dry-run)")
+        for path in (output, output + ".partial", output + ".sha256"):
+            if os.path.lexists(path):
+                raise click.UsageError(f"{path} exists; aitrail never overwrites a bundle")
+        if not os.path.isdir(os.path.dirname(os.path.abspath(output))):
+            raise click.UsageError(f"the directory of {output} does not exist")
+    options = collect_module.CollectOptions(
+        output=output, homes=list(homes), all_users=all_users, root=root, agents=list(agents),
+        case_id=case_id, examiner=examiner, notes=notes, sign_key=sign_key, dry_run=dry_run,
+        max_file_size=max_file_size, catalog_dir=catalog_dir, progress=not quiet,
+    )
+    try:
+        result = collect_module.run(options)
+    except KeyError as exc:
+        raise click.UsageError(f"unknown agent: {exc.args[0]}") from exc
+    except CatalogError as exc:
+        click.echo("catalog invalid:\n" + str(exc), err=True)
+        sys.exit(1)
+    except SigningKeyError as exc:
+        raise click.UsageError(str(exc)) from exc
+    except (collect_module.CollectionError, OSError) as exc:
+        click.echo(f"aitrail: no bundle produced: {exc}", err=True)
+        if output and os.path.exists(output + ".partial"):
+            click.echo(f"aitrail: the incomplete {output}.partial is kept; it will not verify", err=True)
+        sys.exit(1)
+    if dry_run:
+        _print_dry_run(result)
+        return
+    _print_summary(result)
+    sys.exit(result.exit_code)
+
+
+def _per_agent(result) -> dict[str, dict]:
+    table: dict[str, dict] = {}
+    for entry in result.entries:
+        row = table.setdefault(entry.target.agent, {"files": 0, "bytes": 0, "skipped": 0, "failed": 0})
+        if entry.outcome in ("would_collect",):
+            row["files"] += 1
+            row["bytes"] += entry.meta.size if entry.meta and entry.kind == "file" else 0
+        elif entry.outcome in ("excluded", "never_collect", "too_large", "special_file"):
+            row["skipped"] += 1
+        else:
+            row["failed"] += 1
+    return table
+
+
+def _print_dry_run(result) -> None:
+    click.echo(f"dry run ({result.mode}); nothing was written")
+    for home in result.homes:
+        click.echo(f"  home {home.label}: {home.path}")
+    for override in result.overrides:
+        state = "applied" if override.applied else "not applied"
+        click.echo(f"  {override.kind} {override.name}={override.value} ({override.agent}.{override.root}): {state}; {override.note}")
+    click.echo(f"{'agent':<22}{'files':>8}{'bytes':>14}{'skipped':>9}{'failed':>8}")
+    totals = [0, 0, 0, 0]
+    for agent, row in sorted(_per_agent(result).items()):
+        click.echo(f"{agent:<22}{row['files']:>8}{row['bytes']:>14}{row['skipped']:>9}{row['failed']:>8}")
+        for index, key in enumerate(("files", "bytes", "skipped", "failed")):
+            totals[index] += row[key]
+    click.echo(f"{'total':<22}{totals[0]:>8}{totals[1]:>14}{totals[2]:>9}{totals[3]:>8}")
+
+
+def _print_summary(result) -> None:
+    counts = result.counts
+    click.echo(f"bundle   {result.bundle_path}")
+    click.echo(f"sha256   {result.bundle_sha256}")
+    click.echo(f"matched  {counts['matched']} = collected {counts['collected']} + skipped {counts['skipped']}"
+               f" + failed {counts['failed']}")
+    click.echo("outcomes " + ", ".join(f"{name} {number}" for name, number in counts["by_outcome"].items()))
+    if result.exit_code:
+        click.echo("PARTIAL: some files failed or changed while read; see aitrail/files.jsonl", err=True)

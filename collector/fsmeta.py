@@ -1,0 +1,179 @@
+"""File metadata as an examiner wants it: lstat fields in ns, plus birth time.
+
+Linux exposes birth time only through statx(2), which Python 3.11 does not
+wrap; it is called through ctypes (glibc >= 2.28). Elsewhere, or when statx
+is missing, ``os.stat(..., follow_symlinks=False)`` is used and birth time is
+taken from ``st_birthtime`` where the platform has it (macOS, BSD).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import os
+import stat as stat_module
+from dataclasses import asdict, dataclass
+
+AT_SYMLINK_NOFOLLOW = 0x100
+AT_EMPTY_PATH = 0x1000
+STATX_BASIC_STATS = 0x07FF
+STATX_BTIME = 0x0800
+
+
+class _StatxTimestamp(ctypes.Structure):
+    _fields_ = [("tv_sec", ctypes.c_int64), ("tv_nsec", ctypes.c_uint32), ("_reserved", ctypes.c_int32)]
+
+
+class _Statx(ctypes.Structure):
+    # struct statx from <linux/stat.h>; layout fixed by the kernel ABI.
+    _fields_ = [
+        ("stx_mask", ctypes.c_uint32),
+        ("stx_blksize", ctypes.c_uint32),
+        ("stx_attributes", ctypes.c_uint64),
+        ("stx_nlink", ctypes.c_uint32),
+        ("stx_uid", ctypes.c_uint32),
+        ("stx_gid", ctypes.c_uint32),
+        ("stx_mode", ctypes.c_uint16),
+        ("_spare0", ctypes.c_uint16),
+        ("stx_ino", ctypes.c_uint64),
+        ("stx_size", ctypes.c_uint64),
+        ("stx_blocks", ctypes.c_uint64),
+        ("stx_attributes_mask", ctypes.c_uint64),
+        ("stx_atime", _StatxTimestamp),
+        ("stx_btime", _StatxTimestamp),
+        ("stx_ctime", _StatxTimestamp),
+        ("stx_mtime", _StatxTimestamp),
+        ("stx_rdev_major", ctypes.c_uint32),
+        ("stx_rdev_minor", ctypes.c_uint32),
+        ("stx_dev_major", ctypes.c_uint32),
+        ("stx_dev_minor", ctypes.c_uint32),
+        ("_spare", ctypes.c_uint64 * 14),
+    ]
+
+
+def _load_statx():
+    if not hasattr(os, "O_NOATIME"):  # not Linux
+        return None
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        function = libc.statx
+    except (OSError, AttributeError):
+        return None
+    function.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_uint, ctypes.POINTER(_Statx)]
+    function.restype = ctypes.c_int
+    return function
+
+
+_STATX = _load_statx()
+
+
+@dataclass(frozen=True)
+class Meta:
+    """lstat of one path, taken without following a final symlink."""
+
+    mode: int
+    ino: int
+    dev: int
+    nlink: int
+    uid: int
+    gid: int
+    size: int
+    atime_ns: int
+    mtime_ns: int
+    ctime_ns: int
+    btime_ns: int | None
+
+    @property
+    def kind(self) -> str:
+        return file_kind(self.mode)
+
+    def as_record(self) -> dict:
+        record = asdict(self)
+        record["mode"] = f"{self.mode:o}"
+        return record
+
+    def same_content_state(self, other: "Meta") -> bool:
+        """True when nothing that signals a content change differs."""
+        return (
+            self.ino == other.ino
+            and self.dev == other.dev
+            and self.size == other.size
+            and self.mtime_ns == other.mtime_ns
+            and self.ctime_ns == other.ctime_ns
+        )
+
+
+def file_kind(mode: int) -> str:
+    """file, dir, symlink, fifo, socket, chardev, blockdev or unknown."""
+    for test, name in (
+        (stat_module.S_ISREG, "file"),
+        (stat_module.S_ISDIR, "dir"),
+        (stat_module.S_ISLNK, "symlink"),
+        (stat_module.S_ISFIFO, "fifo"),
+        (stat_module.S_ISSOCK, "socket"),
+        (stat_module.S_ISCHR, "chardev"),
+        (stat_module.S_ISBLK, "blockdev"),
+    ):
+        if test(mode):
+            return name
+    return "unknown"
+
+
+def _ns(timestamp: _StatxTimestamp) -> int:
+    return timestamp.tv_sec * 1_000_000_000 + timestamp.tv_nsec
+
+
+def lstat_at(dir_fd: int | None, name: str) -> Meta:
+    """lstat ``name`` relative to ``dir_fd`` (or an absolute/relative path when None)."""
+    if _STATX is not None:
+        buffer = _Statx()
+        fd = dir_fd if dir_fd is not None else -100  # AT_FDCWD
+        result = _STATX(fd, os.fsencode(name), AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS | STATX_BTIME, ctypes.byref(buffer))
+        if result == 0:
+            return _from_statx(buffer)
+        errno = ctypes.get_errno()
+        if errno != 38:  # ENOSYS: fall back to lstat below
+            raise OSError(errno, os.strerror(errno), name)
+    return _from_stat(os.stat(name, dir_fd=dir_fd, follow_symlinks=False))
+
+
+def fstat_meta(fd: int) -> Meta:
+    """The same fields for an open descriptor."""
+    if _STATX is not None:
+        buffer = _Statx()
+        if _STATX(fd, b"", AT_EMPTY_PATH, STATX_BASIC_STATS | STATX_BTIME, ctypes.byref(buffer)) == 0:
+            return _from_statx(buffer)
+    return _from_stat(os.fstat(fd))
+
+
+def _from_statx(buffer: _Statx) -> Meta:
+    return Meta(
+        mode=buffer.stx_mode,
+        ino=buffer.stx_ino,
+        dev=os.makedev(buffer.stx_dev_major, buffer.stx_dev_minor),
+        nlink=buffer.stx_nlink,
+        uid=buffer.stx_uid,
+        gid=buffer.stx_gid,
+        size=buffer.stx_size,
+        atime_ns=_ns(buffer.stx_atime),
+        mtime_ns=_ns(buffer.stx_mtime),
+        ctime_ns=_ns(buffer.stx_ctime),
+        btime_ns=_ns(buffer.stx_btime) if buffer.stx_mask & STATX_BTIME else None,
+    )
+
+
+def _from_stat(result: os.stat_result) -> Meta:
+    birth = getattr(result, "st_birthtime", None)
+    return Meta(
+        mode=result.st_mode,
+        ino=result.st_ino,
+        dev=result.st_dev,
+        nlink=result.st_nlink,
+        uid=result.st_uid,
+        gid=result.st_gid,
+        size=result.st_size,
+        atime_ns=result.st_atime_ns,
+        mtime_ns=result.st_mtime_ns,
+        ctime_ns=result.st_ctime_ns,
+        btime_ns=int(birth * 1_000_000_000) if birth is not None else None,
+    )

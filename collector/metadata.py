@@ -1,0 +1,144 @@
+"""The tag files of a bundle: BagIt declaration, bag-info, manifests, run metadata.
+
+Order in the archive (after the payload and the links): bagit.txt,
+bag-info.txt, manifest-sha256.txt, aitrail/collection.json,
+aitrail/files.jsonl, aitrail/catalog/<agent>.yaml, tagmanifest-sha256.txt and,
+when a key is given, aitrail/signature.ed25519 over the tag manifest.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+
+from aitrail.collector import outcomes as oc
+from aitrail.collector import runinfo
+from aitrail.collector.bundle import layout
+from aitrail.collector.bundle.seal import fingerprint, public_pem, sign
+from aitrail.collector.bundle.writer import BundleWriter, TarMeta
+
+
+def _json_bytes(value) -> bytes:
+    return (json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+def _bag_value(value: str) -> str:
+    """BagIt label values are one line; later lines continue with leading whitespace."""
+    return "\n  ".join(line.strip() for line in value.strip().splitlines()) or "-"
+
+
+def payload_manifest(entries: list[oc.Entry]) -> bytes:
+    """sha256sum-compatible lines for every collected regular file, sorted by member name."""
+    lines = {}
+    for entry in entries:
+        if entry.member and entry.member.startswith(layout.PAYLOAD_DIR) and entry.sha256:
+            lines[entry.member] = layout.manifest_line(entry.sha256, entry.member)
+    return "".join(lines[name] for name in sorted(lines)).encode("utf-8")
+
+
+def files_jsonl(entries: list[oc.Entry]) -> bytes:
+    return b"".join(
+        (json.dumps(entry.as_record(), sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8")
+        for entry in entries
+    )
+
+
+def _payload_oxum(entries: list[oc.Entry]) -> tuple[int, int]:
+    members = {entry.member: entry.stored_size for entry in entries
+               if entry.member and entry.member.startswith(layout.PAYLOAD_DIR) and entry.sha256}
+    return sum(members.values()), len(members)
+
+
+def bag_info(run_meta: dict, entries: list[oc.Entry], finished: str) -> bytes:
+    options = run_meta["options"]
+    octets, streams = _payload_oxum(entries)
+    labels = [
+        ("Bag-Software-Agent", f"aitrail {runinfo.__version__}"),
+        ("Bagging-Date", finished[:10]),
+        ("External-Identifier", options.case_id or "-"),
+        ("Contact-Name", options.examiner or "-"),
+        ("Internal-Sender-Description", options.notes or "-"),
+        ("Payload-Oxum", f"{octets}.{streams}"),
+        ("AITrail-Host", runinfo.host_info()["hostname"]),
+        ("AITrail-Collection-Mode", run_meta["mode"]),
+        ("AITrail-Started-UTC", run_meta["started_utc"]),
+        ("AITrail-Finished-UTC", finished),
+    ]
+    return "".join(f"{label}: {_bag_value(value)}\n" for label, value in labels).encode("utf-8")
+
+
+def collection_record(run_meta: dict, entries: list[oc.Entry], counts: dict, finished: str, signing_key) -> dict:
+    options, catalog, trees = run_meta["options"], run_meta["catalog"], run_meta["trees"]
+    environ = {name: os.environ.get(name) for name in runinfo.catalog_env_vars(catalog)}
+    return {
+        "format": layout.FORMAT_NAME,
+        "format_version": layout.FORMAT_VERSION,
+        "tool": runinfo.tool_info(),
+        "command_line": options.command_line,
+        "mode": run_meta["mode"],
+        "case": {"case_id": options.case_id, "examiner": options.examiner, "notes": options.notes},
+        "host": runinfo.host_info(),
+        "user": runinfo.user_info(),
+        "time_zone": runinfo.time_zone_info(),
+        "started_utc": run_meta["started_utc"],
+        "finished_utc": finished,
+        "duration_seconds": round(time.monotonic() - run_meta["clock_start"], 3),
+        "catalog": {
+            "sha256": catalog.digest,
+            "agents": [agent.agent for agent in catalog.agents],
+            "files": [name for name, _ in catalog.raw_files],
+        },
+        "options": {
+            "agents": options.agents,
+            "homes": options.homes,
+            "all_users": options.all_users,
+            "root": options.root,
+            "max_file_size": options.max_file_size,
+        },
+        "homes": [{"label": home.label, "path": home.path, "user": home.user} for home in run_meta["homes"]],
+        "locations": sorted(
+            ({"label": tree.location.label, "base": tree.location.base, "kind": tree.location.kind,
+              "user": tree.location.user, "source": tree.location.source} for tree in trees.values()),
+            key=lambda item: item["label"],
+        ),
+        "environment": environ if run_meta["mode"] == "current-user" else {},
+        "overrides": [override.as_record() for override in run_meta["overrides"]],
+        "walk": {
+            "directories_opened": sum(tree.stats.directories_opened for tree in trees.values()),
+            "directories_listed": sum(tree.stats.directories_listed for tree in trees.values()),
+            "directories_opened_without_o_noatime": sum(tree.stats.directories_without_noatime for tree in trees.values()),
+            "files_read_with_o_noatime": sum(1 for entry in entries if entry.noatime is True),
+            "files_read_without_o_noatime": sum(1 for entry in entries if entry.noatime is False),
+        },
+        "counts": counts,
+        "signer": None if signing_key is None else {
+            "algorithm": "ed25519",
+            "fingerprint": fingerprint(signing_key.public_key()),
+            "public_key_pem": public_pem(signing_key.public_key()).decode("ascii"),
+            "signed_file": layout.TAG_MANIFEST,
+            "signature_member": layout.SIGNATURE,
+        },
+    }
+
+
+def write_metadata_members(writer: BundleWriter, entries, counts, run_meta, signing_key) -> None:
+    finished = runinfo.utc_now()
+    stamp = TarMeta(mode=0o644, uid=0, gid=0, mtime_ns=time.time_ns())
+    tag_files: list[tuple[str, bytes]] = [
+        (layout.BAGIT_TXT, layout.BAGIT_TEXT),
+        (layout.BAG_INFO, bag_info(run_meta, entries, finished)),
+        (layout.PAYLOAD_MANIFEST, payload_manifest(entries)),
+        (layout.COLLECTION_JSON, _json_bytes(collection_record(run_meta, entries, counts, finished, signing_key))),
+        (layout.FILES_JSONL, files_jsonl(entries)),
+    ]
+    tag_files += [(layout.CATALOG_DIR + name, data) for name, data in run_meta["catalog"].raw_files]
+    for name, data in tag_files:
+        writer.add_bytes(name, data, stamp)
+    tag_manifest = "".join(
+        layout.manifest_line(hashlib.sha256(data).hexdigest(), name) for name, data in sorted(tag_files)
+    ).encode("utf-8")
+    writer.add_bytes(layout.TAG_MANIFEST, tag_manifest, stamp)
+    if signing_key is not None:
+        writer.add_bytes(layout.SIGNATURE, sign(signing_key, tag_manifest), stamp)

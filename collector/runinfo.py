@@ -1,0 +1,154 @@
+"""Which homes to collect, and the run metadata an examiner records.
+
+Homes: ``--home DIR`` (any directory treated as a user's home), ``--root DIR``
+(a mounted image: users under home/, Users/ and root/), ``--all-users`` (every
+home in the live passwd database) or, by default, the current user.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import getpass
+import hashlib
+import os
+import platform
+import socket
+import sys
+import time
+from pathlib import Path
+
+from aitrail.collector import __version__
+from aitrail.collector.plan import Home, unique_labels
+
+IMAGE_HOME_PARENTS = ("home", "Users")
+
+
+def homes_from_dirs(paths: list[str]) -> list[Home]:
+    absolute = [os.path.abspath(path) for path in paths]
+    return unique_labels(absolute, [None] * len(absolute))
+
+
+def homes_in_image(root: str) -> list[Home]:
+    """User homes of a mounted image: <root>/home/*, <root>/Users/* and <root>/root."""
+    paths, users = [], []
+    for parent in IMAGE_HOME_PARENTS:
+        directory = os.path.join(root, parent)
+        try:
+            names = sorted(os.listdir(directory))
+        except OSError:
+            continue
+        for name in names:
+            path = os.path.join(directory, name)
+            if os.path.isdir(path) and not os.path.islink(path):
+                paths.append(path)
+                users.append(name)
+    root_home = os.path.join(root, "root")
+    if os.path.isdir(root_home) and not os.path.islink(root_home):
+        paths.append(root_home)
+        users.append("root")
+    return unique_labels(paths, users)
+
+
+def homes_of_all_users() -> list[Home]:
+    """Every existing home directory in the live passwd database (deduplicated)."""
+    import pwd
+
+    seen: set[str] = set()
+    paths, users = [], []
+    for record in sorted(pwd.getpwall(), key=lambda item: item.pw_name):
+        home = record.pw_dir
+        if not home or home == "/" or not os.path.isdir(home):
+            continue
+        real = os.path.realpath(home)
+        if real in seen:
+            continue
+        seen.add(real)
+        paths.append(home)
+        users.append(record.pw_name)
+    return unique_labels(paths, users)
+
+
+def current_user_home() -> Home:
+    home = str(Path.home())
+    return unique_labels([home], [_user_name()])[0]
+
+
+def _user_name() -> str | None:
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return None
+
+
+def utc_now() -> str:
+    return dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def _read_first_line(path: str) -> str | None:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            return handle.readline().strip() or None
+    except OSError:
+        return None
+
+
+def host_info() -> dict:
+    uname = platform.uname()
+    return {
+        "hostname": socket.gethostname(),
+        "fqdn": socket.getfqdn(),
+        "os": platform.platform(),
+        "system": uname.system,
+        "kernel": uname.release,
+        "kernel_version": uname.version,
+        "machine": uname.machine,
+        "machine_id": _read_first_line("/etc/machine-id"),
+        "boot_id": _read_first_line("/proc/sys/kernel/random/boot_id"),
+    }
+
+
+def user_info() -> dict:
+    uid = os.getuid() if hasattr(os, "getuid") else None
+    euid = os.geteuid() if hasattr(os, "geteuid") else None
+    return {"name": _user_name(), "uid": uid, "euid": euid, "is_root": euid == 0}
+
+
+def time_zone_info() -> dict:
+    local = dt.datetime.now().astimezone()
+    offset = local.utcoffset()
+    return {
+        "tzname": list(time.tzname),
+        "current_name": local.tzname(),
+        "utc_offset_seconds": int(offset.total_seconds()) if offset else 0,
+        "TZ": os.environ.get("TZ"),
+    }
+
+
+def tool_info() -> dict:
+    import zstandard
+
+    return {
+        "name": "aitrail",
+        "version": __version__,
+        "python": sys.version.split()[0],
+        "zstandard": zstandard.__version__,
+        "collector_sha256": collector_digest(),
+    }
+
+
+def collector_digest() -> str:
+    """SHA-256 over the collector's own source files, so the run names the code that ran."""
+    package = Path(__file__).resolve().parent
+    hasher = hashlib.sha256()
+    for path in sorted(package.rglob("*.py")):
+        relative = path.relative_to(package).as_posix()
+        data = path.read_bytes()
+        hasher.update(f"{relative}\0{len(data)}\0".encode())
+        hasher.update(data)
+    return hasher.hexdigest()
+
+
+def catalog_env_vars(catalog) -> list[str]:
+    """Every environment variable any catalog root can be moved by."""
+    names = {env.var for agent in catalog.agents for root in agent.roots for env in root.env}
+    return sorted(names)

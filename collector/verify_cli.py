@@ -1,0 +1,54 @@
+"""``aitrail verify`` and ``aitrail keygen``."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import click
+
+from aitrail.collector.bundle import seal
+from aitrail.collector.verify import verify as verify_bundle
+
+
+@click.command("verify")
+@click.argument("bundle", type=click.Path(dir_okay=False, exists=True))
+@click.option("--public-key", type=click.Path(dir_okay=False, exists=True),
+              help="Trusted Ed25519 public key (PEM); the signature must verify under it.")
+def verify(bundle: str, public_key: str | None) -> None:
+    """Re-hash every member and check manifests, index and signature.
+
+    Exit 0 when the bundle is valid, 1 when anything is wrong (each problem named).
+    """
+    report = verify_bundle(bundle, public_key)
+    click.echo(f"bundle     {bundle}")
+    if report.bundle_sha256:
+        click.echo(f"sha256     {report.bundle_sha256}")
+    click.echo(f"members    {report.members} ({report.payload_files} payload files, {report.links} links)")
+    if report.counts:
+        counts = report.counts
+        click.echo(f"matches    {counts['matched']} = collected {counts['collected']} + skipped "
+                   f"{counts['skipped']} + failed {counts['failed']}")
+    click.echo(f"signature  {report.signature}")
+    if report.ok:
+        click.echo("VALID")
+        return
+    for problem in report.problems:
+        click.echo(f"FAIL  {problem}", err=True)
+    click.echo(f"INVALID: {len(report.problems)} problem(s)")
+    sys.exit(1)
+
+
+@click.command("keygen")
+@click.option("-o", "--output", "private_path", required=True, type=click.Path(dir_okay=False),
+              help="Private key file to create (PEM, mode 0600); the public key goes to OUTPUT.pub.")
+def keygen(private_path: str) -> None:
+    """Create an Ed25519 key pair for signing bundles."""
+    public_path = private_path + ".pub"
+    for path in (private_path, public_path):
+        if os.path.lexists(path):
+            raise click.UsageError(f"{path} exists; keygen never overwrites a key")
+    fingerprint = seal.generate(private_path, public_path)
+    click.echo(f"private key  {private_path}")
+    click.echo(f"public key   {public_path}")
+    click.echo(f"fingerprint  {fingerprint}")
