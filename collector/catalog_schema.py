@@ -115,7 +115,7 @@ class AgentCatalog:
 
     @property
     def module_name(self) -> str:
-        """Python module name of the agent's parser (``claude-code`` -> ``claude_code``)."""
+        """Python module name of the agent's parser (``some-agent`` -> ``some_agent``)."""
         return self.agent.replace("-", "_")
 
     def root(self, root_id: str) -> Root:
@@ -276,6 +276,8 @@ def _root_paths(reader: _Reader, where: str, item: dict) -> tuple[str, ...]:
     relocatable = bool(item.get("env") or item.get("settings"))
     paths = reader.strings(where, item.get("paths"), "paths", required=not relocatable)
     for path in paths:
+        if path == ".":  # the home (or image root) itself, for files kept directly in it
+            continue
         try:
             validate_glob(path)
         except GlobError as exc:
@@ -390,7 +392,7 @@ def _check_store_rules(reader: _Reader, where: str, store: Store, agent: str, ro
     if store.collect == "never":
         reader.fail(where, "a never-collected store cannot name a parser")
     if not isinstance(store.parser, str):
-        reader.fail(where, "'parser' must be a string like 'pearai.chat_session.v1' or null")
+        reader.fail(where, "'parser' must be a string like '<agent>.<name>.v1' or null")
         return
     match = PARSER_ID.match(store.parser)
     if not match:

@@ -46,3 +46,7 @@ main.add_command(catalog_group)
 main.add_command(collect)
 main.add_command(verify)
 main.add_command(keygen)
+
+
+if __name__ == "__main__":  # python -m aitrail.collector.cli
+    main()

@@ -94,7 +94,7 @@ def unique_labels(paths: list[str], users: list[str | None]) -> list[Home]:
 
 
 def _join_segments(*parts: str) -> tuple[str, ...]:
-    joined = "/".join(part.strip("/") for part in parts if part.strip("/"))
+    joined = "/".join(part.strip("/") for part in parts if part.strip("/") not in ("", "."))
     return split_segments(joined) if joined else ()
 
 
@@ -173,6 +173,11 @@ class Planner:
             file_path = os.path.join(home.base, base_path, setting.file)
             value = read_setting(file_path, setting.key)
             if value is None:
+                continue
+            if not (os.path.isabs(value) or value.startswith("~/")):
+                self.overrides.append(Override(agent.agent, root.id, "setting", setting.key, value, False,
+                                               f"in {base_path}/{setting.file}; relative path: its base "
+                                               "is not known to the collector, not walked"))
                 continue
             if self.image_root is not None and os.path.isabs(value):
                 mapped = os.path.join(self.image_root, value.lstrip("/"))

@@ -282,7 +282,7 @@ class _ExcludeSpec:
 
     def __init__(self, patterns: tuple[str, ...], refines: tuple[str, ...] = ()):
         self._specs = [(pattern, _compile(pattern)) for pattern in patterns]
-        self._refine = pathspec.PathSpec.from_lines("gitwildmatch", refines) if refines else None
+        self._refine = pathspec.GitIgnoreSpec.from_lines(refines) if refines else None
 
     def refined_out(self, path: str, is_dir: bool) -> bool:
         return self._refine is not None and self._refine.match_file(path + "/" if is_dir else path)
@@ -301,5 +301,5 @@ _COMPILED: dict[str, pathspec.PathSpec] = {}
 def _compile(pattern: str) -> pathspec.PathSpec:
     spec = _COMPILED.get(pattern)
     if spec is None:
-        spec = _COMPILED[pattern] = pathspec.PathSpec.from_lines("gitwildmatch", [pattern])
+        spec = _COMPILED[pattern] = pathspec.GitIgnoreSpec.from_lines([pattern])
     return spec

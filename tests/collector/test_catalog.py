@@ -1,0 +1,162 @@
+"""The catalog: every shipped file validates; the schema refuses what it should."""
+
+from __future__ import annotations
+
+import keyword
+import re
+import tokenize
+from pathlib import Path
+
+import pytest
+import yaml
+
+from aitrail.collector import catalog as catalog_module
+from aitrail.collector.catalog_schema import CatalogError, parse_agent
+from tests.conftest import REPO
+
+AGENTS = (
+    "pearai", "claude-code", "codex", "gemini-cli", "cursor-cli", "cursor-ide",
+    "vscode-copilot-chat", "continue", "roo-code", "cline", "opencode", "grok", "pi",
+)
+
+
+def minimal(**changes) -> dict:
+    data = {
+        "schema_version": 1, "agent": "x", "name": "X", "summary": "s", "docs": "docs/agents/x.md",
+        "roots": [{"id": "r", "description": "d", "paths": [".x"]}],
+        "stores": [{"id": "s", "root": "r", "include": ["*.json"], "role": "transcript",
+                    "format": "json", "description": "d", "parser": "x.s.v1"}],
+    }
+    data.update(changes)
+    return data
+
+
+def problems(data: dict) -> str:
+    with pytest.raises(CatalogError) as info:
+        parse_agent(data, "x.yaml")
+    return str(info.value)
+
+
+def test_shipped_catalog_validates_and_has_every_agent():
+    catalog = catalog_module.load()
+    assert sorted(agent.agent for agent in catalog.agents) == sorted(AGENTS)
+    for agent in catalog.agents:
+        assert any(store.role == "credential" and store.collect == "never" for store in agent.stores), agent.agent
+
+
+def test_cli_validate_exits_zero_on_shipped_catalog(cli):
+    result = cli("catalog", "validate")
+    assert result.exit_code == 0, result.output
+    assert "catalog valid: 13 agents" in result.output
+
+
+def test_minimal_file_parses():
+    parse_agent(minimal(), "x.yaml")
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"colour": "red"}, "unknown key 'colour'"),
+        ({"schema_version": 2}, "schema_version must be 1"),
+        ({"agent": "Bad_Id"}, "kebab-case"),
+        ({"docs": "docs/x.md"}, "docs must be 'docs/agents/x.md'"),
+        ({"roots": []}, "roots: must be a non-empty list"),
+    ],
+)
+def test_top_level_errors(change, message):
+    assert message in problems(minimal(**change))
+
+
+@pytest.mark.parametrize(
+    "store_change, message",
+    [
+        ({"incldue": ["a"]}, "unknown key 'incldue'"),
+        ({"role": "chat"}, "'role' is 'chat'"),
+        ({"format": "xml"}, "'format' is 'xml'"),
+        ({"root": "nowhere"}, "root 'nowhere' is not defined"),
+        ({"parser": "y.s.v1"}, "must start with 'x'"),
+        ({"parser": "x.s"}, "must look like"),
+        ({"role": "credential"}, "must say collect: never"),
+        ({"collect": "never", "parser": None}, "only for role: credential"),
+        ({"role": "credential", "collect": "never"}, "cannot name a parser"),
+        ({"include": ["/etc/passwd"]}, "absolute glob"),
+        ({"include": ["a/../b"]}, "'..' segment"),
+        ({"include": ["a/b**"]}, "'**' must be a whole segment"),
+        ({"include": ["a/{b,c"]}, "unbalanced"),
+        ({"include": "a"}, "list of non-empty strings"),
+    ],
+)
+def test_store_errors_name_file_store_and_key(store_change, message):
+    data = minimal()
+    data["stores"][0].update(store_change)
+    text = problems(data)
+    assert message in text
+    assert text.startswith("x.yaml: ")
+
+
+def test_every_problem_is_reported_not_only_the_first():
+    data = minimal()
+    data["stores"][0].update({"role": "chat", "format": "xml", "extra": 1})
+    assert len(problems(data).splitlines()) == 3
+
+
+def test_duplicate_yaml_keys_are_refused(tmp_path):
+    text = yaml.safe_dump(minimal()) + "name: again\n"
+    (tmp_path / "x.yaml").write_text(text)
+    with pytest.raises(CatalogError, match="duplicate key 'name'"):
+        catalog_module.load(tmp_path)
+
+
+def test_file_name_must_match_agent(tmp_path):
+    (tmp_path / "y.yaml").write_text(yaml.safe_dump(minimal()))
+    with pytest.raises(CatalogError, match="must match the file name"):
+        catalog_module.load(tmp_path)
+
+
+def test_parser_id_belongs_to_one_agent(tmp_path):
+    first = minimal()
+    second = minimal(agent="x2", docs="docs/agents/x2.md")
+    second["stores"][0]["parser"] = "x.s.v1"
+    (tmp_path / "x.yaml").write_text(yaml.safe_dump(first))
+    (tmp_path / "x2.yaml").write_text(yaml.safe_dump(second))
+    with pytest.raises(CatalogError, match="must start with 'x2'"):
+        catalog_module.load(tmp_path)
+
+
+def test_catalog_digest_changes_with_any_byte(tmp_path):
+    (tmp_path / "x.yaml").write_text(yaml.safe_dump(minimal()))
+    before = catalog_module.load(tmp_path).digest
+    (tmp_path / "x.yaml").write_text(yaml.safe_dump(minimal(name="Y")))
+    assert catalog_module.load(tmp_path).digest != before
+
+
+def test_catalog_directory_holds_data_only():
+    for path in (REPO / "catalog").iterdir():
+        assert path.suffix == ".yaml", f"{path.name}: catalog/ holds YAML only"
+
+
+def test_collector_code_names_no_agent():
+    """The walker and bundle code know no agent: everything comes from the catalog."""
+    # 'continue' is also an English word and a Python keyword: look for its directory name instead
+    names = tuple(agent for agent in AGENTS if agent != "continue") + ("claude", "copilot", "cursor", "gemini")
+    pattern = re.compile(r"\b(" + "|".join(re.escape(name) for name in names) + r")\b|\.continue\b", re.I)
+    for path in Path(REPO / "collector").rglob("*.py"):
+        with open(path, "rb") as handle:
+            for token in tokenize.tokenize(handle.readline):
+                if token.type == tokenize.NAME and keyword.iskeyword(token.string):
+                    continue  # the Python keyword 'continue' is not the agent
+                if pattern.search(token.string):
+                    raise AssertionError(f"{path.name}:{token.start[0]} names an agent: {token.line.strip()}")
+
+
+def test_show_prints_home_relative_globs(cli):
+    result = cli("catalog", "show", "pearai")
+    assert result.exit_code == 0
+    assert "include  .pearai/sessions/*.json" in result.output
+    assert "NEVER COLLECTED" in result.output
+
+
+def test_show_unknown_agent_is_a_usage_error(cli):
+    result = cli("catalog", "show", "nope")
+    assert result.exit_code == 2

@@ -1,0 +1,70 @@
+"""Shared helpers: build homes, run the collector, read bundles."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from aitrail.collector.bundle.reader import BundleReader
+from aitrail.collector.cli import main
+
+REPO = Path(__file__).resolve().parent.parent
+FIXTURES = REPO / "fixtures"
+TOY_CATALOG = REPO / "tests" / "collector" / "data" / "catalog"
+
+
+def write_tree(base: Path, files: dict[str, bytes | str]) -> Path:
+    """Create files (parents included) under base; returns base."""
+    for relative, content in files.items():
+        path = base / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(content.encode() if isinstance(content, str) else content)
+    return base
+
+
+@pytest.fixture
+def cli():
+    """Run ``aitrail ...`` in-process; returns click's Result (stdout/stderr separate)."""
+    runner = CliRunner()
+
+    def invoke(*args: str, env: dict | None = None):
+        return runner.invoke(main, [str(arg) for arg in args], env=env, catch_exceptions=False)
+
+    return invoke
+
+
+def run_aitrail(*args: str, timeout: float = 300, env: dict | None = None, **kwargs) -> subprocess.CompletedProcess:
+    """Run the collector as a separate process (for kills, timeouts, other users)."""
+    return subprocess.run([sys.executable, "-m", "aitrail.collector.cli", *map(str, args)],
+                          capture_output=True, timeout=timeout, env=env, **kwargs)
+
+
+def bundle_records(bundle: Path) -> list[dict]:
+    with BundleReader(bundle) as reader:
+        return [json.loads(line) for line in reader.read_data("aitrail/files.jsonl").splitlines()]
+
+
+def bundle_json(bundle: Path, name: str) -> dict:
+    with BundleReader(bundle) as reader:
+        return json.loads(reader.read_data(name))
+
+
+def all_decompressed(bundle: Path) -> bytes:
+    """Every byte of every member frame, decompressed (to search for leaks)."""
+    with BundleReader(bundle) as reader:
+        return b"".join(b"".join(reader.iter_decompressed(member)) for member in reader.members)
+
+
+def toy_collect(cli, home: Path, out: Path, *extra: str):
+    return cli("collect", "--catalog", TOY_CATALOG, "--home", home, "-o", out, "--quiet", *extra)
+
+
+@pytest.fixture(scope="session")
+def root_user() -> bool:
+    return hasattr(os, "geteuid") and os.geteuid() == 0
