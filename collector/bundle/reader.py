@@ -131,21 +131,19 @@ class BundleReader:
         return frame
 
     def iter_decompressed(self, member: Member) -> Iterator[bytes]:
-        """The whole decompressed frame (tar header, data, padding), in chunks."""
-        self._file.seek(member.frame_offset)
-        remaining = member.frame_length
-        decompressor = zstandard.ZstdDecompressor().decompressobj()
-        while remaining:
-            chunk = self._file.read(min(CHUNK, remaining))
-            if not chunk:
-                raise BundleFormatError(f"{member.name}: frame runs past the end of the file")
-            remaining -= len(chunk)
-            out = decompressor.decompress(chunk)
-            if out:
-                yield out
-        if not decompressor.eof:
-            raise BundleFormatError(f"{member.name}: zstd frame is truncated")
-        if decompressor.unused_data:
+        """The whole decompressed frame (tar header, data, padding), in chunks of at most 1 MiB.
+
+        Output is bounded per chunk whatever the compression ratio (a 3 GiB run
+        of zeros is a few kilobytes of frame). A damaged frame raises
+        zstandard.ZstdError (the frames carry content checksums); a frame that
+        ends early yields fewer bytes, which iter_data and verify detect
+        against the index.
+        """
+        source = _RangeReader(self._file, member.frame_offset, member.frame_length)
+        yield from zstandard.ZstdDecompressor().read_to_iter(source, read_size=CHUNK, write_size=CHUNK)
+        if source.short:
+            raise BundleFormatError(f"{member.name}: frame runs past the end of the file")
+        if source.remaining:
             raise BundleFormatError(f"{member.name}: bytes after the end of its zstd frame")
 
     def iter_data(self, member: Member) -> Iterator[bytes]:
@@ -164,3 +162,27 @@ class BundleReader:
 
     def read_data(self, name: str) -> bytes:
         return b"".join(self.iter_data(self.member(name)))
+
+
+class _RangeReader:
+    """A file-like view of one frame: read() never goes past the frame's end."""
+
+    def __init__(self, handle: BinaryIO, offset: int, length: int):
+        self._handle = handle
+        self._position = offset
+        self.remaining = length
+        self.short = False
+
+    def read(self, size: int = -1) -> bytes:
+        if size < 0 or size > self.remaining:
+            size = self.remaining
+        if size == 0:
+            return b""
+        self._handle.seek(self._position)
+        data = self._handle.read(size)
+        self._position += len(data)
+        self.remaining -= len(data)
+        if len(data) < size:
+            self.short = True
+            self.remaining = 0
+        return data

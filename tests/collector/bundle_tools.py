@@ -1,0 +1,70 @@
+"""Test-only tools that damage or rewrite bundles the way an attacker or a bad disk would."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+import tarfile
+from pathlib import Path
+
+from aitrail.collector.bundle.reader import BundleReader
+from aitrail.collector.bundle.writer import BundleWriter, TarMeta
+
+
+def flip_byte(path: Path, offset: int) -> None:
+    with open(path, "r+b") as handle:
+        handle.seek(offset)
+        value = handle.read(1)[0]
+        handle.seek(offset)
+        handle.write(bytes([value ^ 0x01]))
+
+
+def _header(reader: BundleReader, member) -> tarfile.TarInfo:
+    head = b"".join(reader.iter_decompressed(member))[: member.header_length]
+    with tarfile.open(fileobj=io.BytesIO(head + b"\0" * 1024), encoding="utf-8", errors="surrogateescape") as archive:
+        return archive.next()
+
+
+def _meta(info: tarfile.TarInfo) -> TarMeta:
+    def ns(key: str) -> int | None:
+        text = info.pax_headers.get(key)
+        if text is None:
+            return None
+        seconds, _, fraction = text.partition(".")
+        return int(seconds) * 1_000_000_000 + int((fraction + "000000000")[:9])
+
+    return TarMeta(mode=info.mode, uid=info.uid, gid=info.gid, mtime_ns=ns("mtime") or 0,
+                   atime_ns=ns("atime"), ctime_ns=ns("ctime"))
+
+
+def rewrite(source: Path, destination: Path, replace: dict[str, bytes] | None = None,
+            recompute_manifests: bool = True) -> None:
+    """Copy a bundle member by member, replacing some members' data.
+
+    With recompute_manifests, the payload and tag manifests are re-hashed to
+    match the new data, as someone without the signing key would do; the
+    signature member is copied unchanged.
+    """
+    replace = dict(replace or {})
+    with BundleReader(source) as reader:
+        members = [(m, _header(reader, m), reader.read_data(m.name) if m.type == "file" else b"") for m in reader.members]
+    data = {member.name: replace.get(member.name, body) for member, _, body in members}
+    if recompute_manifests:
+        data["manifest-sha256.txt"] = _rehash(data["manifest-sha256.txt"], data)
+        data["tagmanifest-sha256.txt"] = _rehash(data["tagmanifest-sha256.txt"], data)
+    writer = BundleWriter(os.fspath(destination))
+    for member, info, _ in members:
+        if member.type == "symlink":
+            writer.add_symlink(member.name, os.fsencode(info.linkname), _meta(info))
+        else:
+            writer.add_bytes(member.name, data[member.name], _meta(info))
+    writer.finish()
+
+
+def _rehash(manifest: bytes, data: dict[str, bytes]) -> bytes:
+    lines = []
+    for line in manifest.decode().splitlines():
+        _, name = line.split("  ", 1)
+        lines.append(f"{hashlib.sha256(data[name]).hexdigest()}  {name}\n")
+    return "".join(lines).encode()
