@@ -1,0 +1,45 @@
+"""SQLite fixtures are committed as databases and as the SQL that builds them.
+
+``python -m tests.fixture_sqlite`` rebuilds every database listed in
+fixtures/sql/targets.json; tests/test_fixtures.py checks that each committed
+database holds exactly what its SQL says.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import sys
+from pathlib import Path
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+
+
+def targets() -> dict[Path, Path]:
+    mapping = json.loads((FIXTURES / "sql" / "targets.json").read_text())
+    return {FIXTURES / "sql" / sql: FIXTURES / db for sql, db in mapping.items()}
+
+
+def build(sql: Path, database: Path) -> None:
+    database.parent.mkdir(parents=True, exist_ok=True)
+    if database.exists():
+        database.unlink()
+    connection = sqlite3.connect(database)
+    connection.executescript(sql.read_text())
+    connection.commit()
+    connection.execute("VACUUM")
+    connection.close()
+
+
+def dump(database: Path) -> list[str]:
+    connection = sqlite3.connect(f"file:{database}?mode=ro", uri=True)
+    try:
+        return list(connection.iterdump()) + [f"user_version={connection.execute('PRAGMA user_version').fetchone()[0]}"]
+    finally:
+        connection.close()
+
+
+if __name__ == "__main__":
+    for sql, database in targets().items():
+        build(sql, database)
+        print(f"built {database.relative_to(FIXTURES)}", file=sys.stderr)

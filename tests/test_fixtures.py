@@ -1,0 +1,39 @@
+"""Fixtures are what their sources say, and the demo home collects cleanly."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from aitrail.collector.verify import verify
+from tests.conftest import FIXTURES, all_decompressed, bundle_records
+from tests.fixture_sqlite import build, dump, targets
+
+
+@pytest.mark.parametrize("sql, database", sorted(targets().items()), ids=lambda p: p.name)
+def test_committed_sqlite_matches_its_sql(sql: Path, database: Path):
+    with tempfile.TemporaryDirectory() as scratch:
+        fresh = Path(scratch) / "fresh.db"
+        build(sql, fresh)
+        assert dump(database) == dump(fresh), f"rebuild with: python -m tests.fixture_sqlite"
+
+
+def test_demo_home_collects_verifies_and_accounts(cli, tmp_path):
+    out = tmp_path / "demo.tar.zst"
+    result = cli("collect", "--home", FIXTURES / "demo-home", "-o", out, "--quiet", "--case", "DEMO")
+    assert result.exit_code == 0, result.output + result.stderr
+    assert verify(str(out)).ok
+    records = bundle_records(out)
+    by_agent: dict[str, int] = {}
+    for record in records:
+        if record["outcome"] == "collected":
+            by_agent[record["agent"]] = by_agent.get(record["agent"], 0) + 1
+    assert {"pearai", "claude-code", "codex", "gemini-cli"} <= set(by_agent)
+    never = {record["path"] for record in records if record["outcome"] == "never_collect"}
+    assert {".pearai/config.json", ".claude/.credentials.json", ".codex/auth.json", ".gemini/oauth_creds.json"} <= never
+    payload = all_decompressed(out)
+    for secret in (b"sk-DEMO-FAKE-KEY", b"sk-ant-oat01-DEMO-FAKE", b"sk-DEMO-FAKE-codex", b"ya29.DEMO-FAKE"):
+        assert secret not in payload
+    assert not [record for record in records if record["path"].startswith(("projects/", "Documents/", ".cache/"))]
