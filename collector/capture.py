@@ -18,9 +18,10 @@ import io
 import os
 import tempfile
 from dataclasses import dataclass, field
+from typing import IO
 
 from aitrail.collector.bundle.writer import BundleWriter, TarMeta
-from aitrail.collector.fsmeta import Meta, fstat_meta
+from aitrail.collector.fsmeta import Meta, fstat_meta, quick_lstat_at
 from aitrail.collector.walk import Tree
 
 O_NOATIME = getattr(os, "O_NOATIME", 0)
@@ -45,6 +46,21 @@ class Capture:
     error: OSError | None = None
     notes: list[str] = field(default_factory=list)
     link_target: bytes | None = None
+    data: bytes | None = None  # bytes read, not yet written (a reader thread hands them over)
+    spool: IO[bytes] | None = None  # the same, for a file that outgrew memory while read
+
+    def write_to(self, writer: BundleWriter, member: str, link_member: str) -> None:
+        """Write what was read to the bundle (the writing thread's half of a capture)."""
+        if self.link_target is not None and self.outcome == "symlink":
+            writer.add_symlink(link_member, self.link_target, tar_meta(self.before))
+        elif self.data is not None:
+            writer.add_bytes(member, self.data, tar_meta(self.before), self.sha256)
+            self.data = None
+        elif self.spool is not None:
+            with self.spool:
+                self.spool.seek(0)
+                writer.add_file_object(member, self.spool, self.size, tar_meta(self.before), self.sha256)
+            self.spool = None
 
 
 def tar_meta(meta: Meta) -> TarMeta:
@@ -53,14 +69,19 @@ def tar_meta(meta: Meta) -> TarMeta:
 
 
 class Capturer:
-    """Reads files of one location through its Tree and writes them to the bundle."""
+    """Reads files of one location through its Tree.
 
-    def __init__(self, tree: Tree, writer: BundleWriter, spool_dir: str):
+    Small files come back in memory (or, if one grew past the limit while
+    read, in a spool) for ``Capture.write_to``; large files are streamed
+    straight into the bundle as they are read.
+    """
+
+    def __init__(self, tree: Tree, spool_dir: str, writer: BundleWriter):
         self.tree = tree
         self.writer = writer
         self.spool_dir = spool_dir
 
-    def capture(self, parts: tuple[str, ...], member: str, link_member: str) -> Capture:
+    def capture(self, parts: tuple[str, ...], member: str) -> Capture:
         try:
             before = self.tree.lstat(parts)
         except FileNotFoundError as exc:
@@ -68,21 +89,20 @@ class Capturer:
         except OSError as exc:
             return Capture(_failure_outcome(exc), error=exc)
         if before.kind == "symlink":
-            return self._capture_link(parts, before, link_member)
+            return self._capture_link(parts, before)
         if before.kind != "file":
             return Capture("special_file", before=before, notes=[f"{before.kind}: recorded from lstat, never opened"])
         return self._capture_regular(parts, before, member)
 
     # -- symlinks -------------------------------------------------------------------
 
-    def _capture_link(self, parts, before: Meta, link_member: str) -> Capture:
+    def _capture_link(self, parts, before: Meta) -> Capture:
         try:
             target = os.readlink(os.fsencode(parts[-1]), dir_fd=self.tree.dir_fd(parts[:-1]))
         except FileNotFoundError as exc:
             return Capture("vanished", before=before, error=exc)
         except OSError as exc:
             return Capture(_failure_outcome(exc), before=before, error=exc)
-        self.writer.add_symlink(link_member, target, tar_meta(before))
         return Capture("symlink", before=before, link_target=target, notes=["stored as a link, not followed"])
 
     # -- regular files --------------------------------------------------------------
@@ -132,7 +152,7 @@ class Capturer:
     def _state_after(self, parts, fd: int, result: Capture) -> Meta | None:
         after_fd = fstat_meta(fd)
         try:
-            after_path = self.tree.lstat(parts)
+            after_path = quick_lstat_at(self.tree.dir_fd(parts[:-1]), parts[-1])
         except OSError:
             result.notes.append("path gone or unreadable after the read (file unlinked or renamed)")
             return after_fd
@@ -151,31 +171,25 @@ class Capturer:
             buffer.write(chunk)
             if buffer.tell() > IN_MEMORY_LIMIT:
                 return self._continue_in_spool(fd, before, member, buffer, hasher)
-        data = buffer.getbuffer()
-        digest = hasher.hexdigest()
-        self.writer.add_bytes(member, data, tar_meta(before), digest)
+        data = buffer.getvalue()
         size = len(data)
-        data.release()
-        return Capture("collected", before=before, size=size, sha256=digest, attempts=1,
+        return Capture("collected", before=before, size=size, sha256=hasher.hexdigest(), attempts=1, data=data,
                        notes=[] if size == before.size else [f"read {size} bytes, lstat said {before.size}"])
 
     def _continue_in_spool(self, fd, before, member, buffer: io.BytesIO, hasher) -> Capture:
         """A small file that grew past the in-memory limit while being read."""
-        with tempfile.TemporaryFile(dir=self.spool_dir) as spool:
-            spool.write(buffer.getbuffer())
-            size = buffer.tell()
-            while True:
-                chunk = os.read(fd, CHUNK)
-                if not chunk:
-                    break
-                hasher.update(chunk)
-                spool.write(chunk)
-                size += len(chunk)
-            spool.seek(0)
-            digest = hasher.hexdigest()
-            self.writer.add_file_object(member, spool, size, tar_meta(before), digest)
-        return Capture("changed_during_read", before=before, size=size, sha256=digest, attempts=1,
-                       notes=[f"grew while read: read {size} bytes, lstat said {before.size}"])
+        spool = tempfile.TemporaryFile(dir=self.spool_dir)  # closed by Capture.write_to
+        spool.write(buffer.getbuffer())
+        size = buffer.tell()
+        while True:
+            chunk = os.read(fd, CHUNK)
+            if not chunk:
+                break
+            hasher.update(chunk)
+            spool.write(chunk)
+            size += len(chunk)
+        return Capture("changed_during_read", before=before, size=size, sha256=hasher.hexdigest(), attempts=1,
+                       spool=spool, notes=[f"grew while read: read {size} bytes, lstat said {before.size}"])
 
     def _read_streaming(self, fd: int, before: Meta, member: str) -> Capture:
         """Stream a large file with the lstat length; fall back to a spool if the length was wrong."""

@@ -17,7 +17,7 @@ import yaml
 from aitrail.collector.catalog_schema import AgentCatalog, CatalogError, Store, parse_agent
 
 
-class _StrictLoader(yaml.SafeLoader):
+class _StrictLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # libyaml when available
     """SafeLoader that refuses duplicate mapping keys (PyYAML keeps the last)."""
 
 

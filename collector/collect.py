@@ -11,6 +11,7 @@ A run killed at any point leaves only a ``.partial`` file, which never verifies.
 from __future__ import annotations
 
 import os
+import re
 import sys
 import time
 from dataclasses import dataclass, field
@@ -18,12 +19,11 @@ from dataclasses import dataclass, field
 from aitrail.collector import catalog as catalog_module
 from aitrail.collector import outcomes as oc
 from aitrail.collector import runinfo
-from aitrail.collector.bundle import layout
 from aitrail.collector.bundle.seal import load_private
 from aitrail.collector.bundle.writer import BundleWriter
-from aitrail.collector.capture import Capturer
-from aitrail.collector.globs import match_segments
+from aitrail.collector.globs import compile_any
 from aitrail.collector.metadata import write_metadata_members
+from aitrail.collector.pipeline import capture_all
 from aitrail.collector.plan import Home, Planner, Target
 from aitrail.collector.walk import Expander, Match, Tree
 
@@ -115,8 +115,19 @@ def _walk(targets: list[Target], trace: bool) -> tuple[dict[str, Tree], list[Mat
     return trees, matches
 
 
-def _vetoed(match: Match, vetoes: dict[str, list[Target]]) -> bool:
-    return any(match_segments(never.segments, match.parts) for never in vetoes.get(match.target.location.label, ()))
+def _compile_vetoes(vetoes: dict[str, list[Target]]) -> dict[str, re.Pattern[str]]:
+    """One regex per location: a credential glob of any agent matches the path."""
+    compiled = {}
+    for label, targets in vetoes.items():
+        pattern = compile_any(sorted({target.segments for target in targets}))
+        if pattern is not None:
+            compiled[label] = pattern
+    return compiled
+
+
+def _vetoed(match: Match, vetoes: dict[str, re.Pattern[str]]) -> bool:
+    pattern = vetoes.get(match.target.location.label)
+    return pattern is not None and pattern.match(match.relpath) is not None
 
 
 def _classify(match: Match, vetoes, max_file_size: int | None) -> oc.Entry:
@@ -173,63 +184,6 @@ def _dedupe_and_sort(entries: list[oc.Entry]) -> list[oc.Entry]:
     return sorted(unique.values(), key=lambda entry: (entry.key, entry.outcome))
 
 
-# -- phase 2: capture ---------------------------------------------------------------
-
-
-class Progress:
-    """A line on stderr at most once a second while collecting."""
-
-    def __init__(self, total: int, enabled: bool):
-        self.total, self.enabled = total, enabled
-        self.done = self.bytes = 0
-        self._last = time.monotonic()
-
-    def step(self, size: int) -> None:
-        self.done += 1
-        self.bytes += size
-        now = time.monotonic()
-        if self.enabled and now - self._last >= 1.0:
-            self._last = now
-            print(f"aitrail: {self.done}/{self.total} files, {self.bytes / 1e6:.1f} MB", file=sys.stderr, flush=True)
-
-
-def _capture_all(entries, trees, writer: BundleWriter, spool_dir: str, progress: Progress) -> None:
-    done: dict[tuple, oc.Entry] = {}
-    for entry in entries:
-        if entry.outcome:
-            continue
-        file_key = (entry.target.location.label, entry.key[1])
-        first = done.get(file_key)
-        if first is not None:
-            _copy_capture(first, entry)
-            continue
-        done[file_key] = entry
-        label = entry.target.location.label
-        raw_parts = tuple(os.fsencode(part) for part in entry.parts)
-        member = layout.payload_name(label, raw_parts)
-        link_member = layout.link_name(label, raw_parts)
-        result = Capturer(trees[label], writer, spool_dir).capture(entry.parts, member, link_member)
-        entry.outcome, entry.error, entry.notes = result.outcome, result.error, entry.notes + result.notes
-        entry.meta = result.before or entry.meta
-        entry.after, entry.attempts, entry.link_target = result.after, result.attempts, result.link_target
-        if result.before is not None:
-            entry.kind = result.before.kind
-        if result.outcome in (oc.COLLECTED, oc.CHANGED) and result.sha256:
-            entry.member, entry.sha256, entry.stored_size = member, result.sha256, result.size
-            entry.noatime = result.noatime
-        elif result.outcome == oc.SYMLINK:
-            entry.member = link_member
-        progress.step(result.size)
-
-
-def _copy_capture(first: oc.Entry, entry: oc.Entry) -> None:
-    for name in ("outcome", "error", "meta", "after", "attempts", "link_target", "member", "sha256",
-                 "stored_size", "noatime", "kind"):
-        setattr(entry, name, getattr(first, name))
-    entry.notes = entry.notes + first.notes
-    entry.duplicate_of = f"{first.target.store} (the same file, matched by another store)"
-
-
 # -- the run -----------------------------------------------------------------------
 
 
@@ -244,7 +198,8 @@ def run(options: CollectOptions) -> CollectResult:
     signing_key = load_private(options.sign_key) if options.sign_key else None
     planner, targets, vetoes = _plan(options, catalog, full_catalog, mode, homes)
     trees, matches = _walk(targets, options.trace_walk)
-    entries = [_classify(match, vetoes, options.max_file_size) for match in matches]
+    compiled_vetoes = _compile_vetoes(vetoes)
+    entries = [_classify(match, compiled_vetoes, options.max_file_size) for match in matches]
     entries = _dedupe_and_sort(_add_sqlite_companions(entries, trees))
     opened = [f"{label}:{path}" for label, tree in trees.items() for path in tree.stats.opened]
     result = CollectResult(entries, {}, mode, homes, planner.overrides, opened)
@@ -257,7 +212,8 @@ def run(options: CollectOptions) -> CollectResult:
     writer = BundleWriter(partial)
     try:
         spool_dir = os.path.dirname(os.path.abspath(options.output))
-        _capture_all(entries, trees, writer, spool_dir, Progress(sum(1 for e in entries if not e.outcome), options.progress))
+        _close(trees)  # phase 2 threads open their own descriptors
+        capture_all(entries, writer, spool_dir, options.progress)
         result.counts = oc.count(entries)
         run_meta = {
             "mode": mode, "started_utc": started, "homes": homes, "trees": trees, "overrides": planner.overrides,

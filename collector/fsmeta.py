@@ -12,7 +12,7 @@ import ctypes
 import ctypes.util
 import os
 import stat as stat_module
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 AT_SYMLINK_NOFOLLOW = 0x100
 AT_EMPTY_PATH = 0x1000
@@ -88,9 +88,15 @@ class Meta:
         return file_kind(self.mode)
 
     def as_record(self) -> dict:
-        record = asdict(self)
-        record["mode"] = f"{self.mode:o}"
-        return record
+        return {
+            "mode": f"{self.mode:o}", "ino": self.ino, "dev": self.dev, "nlink": self.nlink, "uid": self.uid,
+            "gid": self.gid, "size": self.size, "atime_ns": self.atime_ns, "mtime_ns": self.mtime_ns,
+            "ctime_ns": self.ctime_ns, "btime_ns": self.btime_ns,
+        }
+
+    def differs_from(self, other: "Meta") -> bool:
+        """Any recorded field differs (birth time aside: one side may not have it)."""
+        return any(getattr(self, name) != getattr(other, name) for name in _COMPARED)
 
     def same_content_state(self, other: "Meta") -> bool:
         """True when nothing that signals a content change differs."""
@@ -101,6 +107,9 @@ class Meta:
             and self.mtime_ns == other.mtime_ns
             and self.ctime_ns == other.ctime_ns
         )
+
+
+_COMPARED = ("mode", "ino", "dev", "nlink", "uid", "gid", "size", "atime_ns", "mtime_ns", "ctime_ns")
 
 
 def file_kind(mode: int) -> str:
@@ -138,12 +147,17 @@ def lstat_at(dir_fd: int | None, name: str) -> Meta:
 
 
 def fstat_meta(fd: int) -> Meta:
-    """The same fields for an open descriptor."""
-    if _STATX is not None:
-        buffer = _Statx()
-        if _STATX(fd, b"", AT_EMPTY_PATH, STATX_BASIC_STATS | STATX_BTIME, ctypes.byref(buffer)) == 0:
-            return _from_statx(buffer)
+    """The same fields for an open descriptor, without birth time.
+
+    Used only to compare states around a read (birth time never changes for
+    an inode), so it takes the fast C path instead of statx through ctypes.
+    """
     return _from_stat(os.fstat(fd))
+
+
+def quick_lstat_at(dir_fd: int, name: str) -> Meta:
+    """lstat without birth time, for the same comparisons."""
+    return _from_stat(os.stat(name, dir_fd=dir_fd, follow_symlinks=False))
 
 
 def _from_statx(buffer: _Statx) -> Meta:

@@ -123,6 +123,26 @@ def match_path(pattern: str, path: str) -> bool:
     return match_segments(split_segments(pattern), tuple(path.split("/")))
 
 
+def path_regex(segments: tuple[str, ...]) -> str:
+    """One regex (without anchors) for a whole relative path matched by ``segments``."""
+    out: list[str] = []
+    for index, segment in enumerate(segments):
+        last = index == len(segments) - 1
+        if segment == "**":
+            out.append(".*" if last else "(?:[^/]+/)*")
+            continue
+        body = segment_regex(segment).pattern[: -len(r"\Z")]
+        out.append(body if last else body + "/")
+    return "".join(out)
+
+
+def compile_any(patterns: list[tuple[str, ...]]) -> re.Pattern[str] | None:
+    """A single regex that matches a path when any of the glob segment tuples does."""
+    if not patterns:
+        return None
+    return re.compile("(?:" + "|".join(path_regex(segments) for segments in patterns) + r")\Z", re.DOTALL)
+
+
 def match_segments(segments: tuple[str, ...], parts: tuple[str, ...]) -> bool:
     """Match path components against glob segments (``**`` spans directories)."""
     return _match(segments, parts)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import os
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from aitrail.collector.fsmeta import Meta
 from aitrail.collector.plan import Target
@@ -73,7 +74,7 @@ class Entry:
     companion_of: str | None = None
     duplicate_of: str | None = None
 
-    @property
+    @cached_property
     def key(self) -> tuple:
         """Sort key: location, raw path bytes, agent, store (deterministic order)."""
         return (self.target.location.label, tuple(os.fsencode(part) for part in self.parts),
@@ -111,7 +112,7 @@ class Entry:
         }
         if self.meta is not None:
             record["stat"] = self.meta.as_record()
-        if self.after is not None and self.meta is not None and self.after != self.meta:
+        if self.after is not None and self.meta is not None and self.after.differs_from(self.meta):
             record["stat_after"] = self.after.as_record()
         if self.noatime is not None:
             record["o_noatime"] = self.noatime

@@ -24,6 +24,7 @@ import zstandard
 
 from aitrail.collector import outcomes as oc
 from aitrail.collector.bundle import layout, seal
+from aitrail.collector.bundle.tarheader import ns_text
 from aitrail.collector.bundle.reader import BundleFormatError, BundleReader, Member
 
 REQUIRED_TAG_FILES = (layout.BAGIT_TXT, layout.BAG_INFO, layout.PAYLOAD_MANIFEST, layout.COLLECTION_JSON, layout.FILES_JSONL)
@@ -102,41 +103,63 @@ def _check_sidecar(path: str, report: VerifyReport) -> str | None:
 
 def _read_members(reader: BundleReader, report: VerifyReport) -> _Seen:
     seen = _Seen()
-    for member in reader.members:
+    for frame in reader.frames():
         try:
-            _read_member(reader, member, seen, report)
+            _read_frame(reader, frame, seen, report)
         except (BundleFormatError, zstandard.ZstdError) as exc:
-            report.problems.append(f"member {member.name}: zstd frame is damaged or truncated ({exc})")
+            names = ", ".join(member.name for member in frame)
+            report.problems.append(f"member {names}: zstd frame is damaged or truncated ({exc})")
     return seen
 
 
-def _read_member(reader: BundleReader, member: Member, seen: _Seen, report: VerifyReport) -> None:
-    hasher = hashlib.sha256()
-    head = bytearray()
-    total = 0
-    keep = member.type == "file" and not member.name.startswith(layout.PAYLOAD_DIR)
-    body = bytearray() if keep else None
-    data_end = member.header_length + member.size
-    padding_ok = True
-    for chunk in reader.iter_decompressed(member):
-        start, end = total, total + len(chunk)
-        if start < member.header_length:
-            head += chunk[: member.header_length - start]
-        low, high = max(start, member.header_length), min(end, data_end)
+class _Span:
+    """One member's bytes inside a decompressed frame: header, data (hashed), zero padding."""
+
+    def __init__(self, member: Member):
+        self.member = member
+        self.head = bytearray()
+        self.hasher = hashlib.sha256()
+        keep = member.type == "file" and not member.name.startswith(layout.PAYLOAD_DIR)
+        self.body: bytearray | None = bytearray() if keep else None
+        self.padding_ok = True
+
+    def feed(self, chunk: bytes, start: int) -> None:
+        """Take the part of ``chunk`` (which begins at frame position ``start``) that is ours."""
+        member, end = self.member, start + len(chunk)
+        low, high = max(start, member.member_offset), min(end, member.data_offset)
         if low < high:
-            piece = chunk[low - start : high - start]
-            hasher.update(piece)
-            if body is not None:
-                body += piece
-        if end > data_end and any(chunk[max(0, data_end - start):]):
-            padding_ok = False
-        total = end
-    expected_total = data_end + (-member.size % 512)
-    if total != expected_total:
-        report.problems.append(f"member {member.name}: frame holds {total} bytes, index implies {expected_total}")
-    if not padding_ok:
+            self.head += chunk[low - start: high - start]
+        low, high = max(start, member.data_offset), min(end, member.data_offset + member.size)
+        if low < high:
+            piece = chunk[low - start: high - start]
+            self.hasher.update(piece)
+            if self.body is not None:
+                self.body += piece
+        low, high = max(start, member.data_offset + member.size), min(end, member.span_end)
+        if low < high and any(chunk[low - start: high - start]):
+            self.padding_ok = False
+
+
+def _read_frame(reader: BundleReader, frame: list[Member], seen: _Seen, report: VerifyReport) -> None:
+    spans = [_Span(member) for member in frame]
+    position = 0
+    for chunk in reader.iter_decompressed(frame[0]):
+        for span in spans:
+            if span.member.member_offset < position + len(chunk) and position < span.member.span_end:
+                span.feed(chunk, position)
+        position += len(chunk)
+    if position != frame[-1].span_end:
+        report.problems.append(f"member {frame[-1].name}: its frame holds {position} bytes, "
+                               f"the index implies {frame[-1].span_end}")
+    for span in spans:
+        _check_span(span, seen, report)
+
+
+def _check_span(span: _Span, seen: _Seen, report: VerifyReport) -> None:
+    member = span.member
+    if not span.padding_ok:
         report.problems.append(f"member {member.name}: non-zero bytes in the tar padding")
-    info = _parse_header(bytes(head))
+    info = _parse_header(bytes(span.head))
     if info is None or info.name != member.name:
         report.problems.append(f"member {member.name}: tar header does not name this member")
         return
@@ -148,12 +171,12 @@ def _read_member(reader: BundleReader, member: Member, seen: _Seen, report: Veri
         return
     if not info.isreg() or info.size != member.size:
         report.problems.append(f"member {member.name}: tar header type or size disagrees with the index")
-    digest = hasher.hexdigest()
+    digest = span.hasher.hexdigest()
     seen.digests[member.name] = digest
     if digest != member.sha256:
         report.problems.append(f"member {member.name}: SHA-256 {digest} does not match the index")
-    if body is not None:
-        seen.small[member.name] = bytes(body)
+    if span.body is not None:
+        seen.small[member.name] = bytes(span.body)
     if member.name.startswith(layout.PAYLOAD_DIR):
         report.payload_files += 1
 
@@ -169,7 +192,7 @@ def _parse_header(head: bytes) -> tarfile.TarInfo | None:
 
 def _check_end(reader: BundleReader, report: VerifyReport) -> None:
     end = reader.index["end"]
-    end_member = Member("(tar end)", "file", end["frame_offset"], end["frame_length"], 0, 0, None)
+    end_member = Member("(tar end)", "file", end["frame_offset"], end["frame_length"], 0, 0, 0, None)
     try:
         data = b"".join(reader.iter_decompressed(end_member))
     except (BundleFormatError, zstandard.ZstdError) as exc:
@@ -284,7 +307,7 @@ def _check_record_member(reader, seen: _Seen, record: dict, report: VerifyReport
     stat = record.get("stat") or {}
     if header is not None and stat:
         mtime = header.pax_headers.get("mtime", "")
-        expected = f"{stat['mtime_ns'] // 1_000_000_000}.{stat['mtime_ns'] % 1_000_000_000:09d}"
+        expected = ns_text(stat["mtime_ns"])
         if (mtime != expected or header.mode != int(stat["mode"], 8) & 0o7777
                 or header.uid != stat["uid"] or header.gid != stat["gid"]):
             report.problems.append(f"member {name}: tar header metadata differs from {layout.FILES_JSONL}")

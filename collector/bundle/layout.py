@@ -8,6 +8,7 @@ extracts it, and the index gives random access to any member.
 
 from __future__ import annotations
 
+import re
 import struct
 
 FORMAT_NAME = "aitrail-bundle"
@@ -38,6 +39,8 @@ TRAILER_MAGIC = b"AITRIDX1"
 # sha256sum escapes it), and control characters (CR and LF break manifest lines).
 ESCAPE = "^"
 _ESCAPED_ASCII = {ord(ESCAPE), ord("%"), ord("\\"), 0x7F, *range(0x20)}
+_CONTROL = re.compile("[\x00-\x1f\x7f]")
+_PLAIN = re.compile(rb"[\x20-\x24\x26-\x5b\x5d\x5f-\x7e]*\Z")  # printable ASCII except % \\ ^
 
 
 def escape_component(raw: bytes) -> str:
@@ -47,6 +50,8 @@ def escape_component(raw: bytes) -> str:
     other byte becomes ``^XX``. The mapping is injective, so two source names
     can never collide, and ``unescape_component`` restores the exact bytes.
     """
+    if _PLAIN.match(raw):
+        return raw.decode("ascii")
     out: list[str] = []
     text = raw.decode("utf-8", "surrogateescape")
     for char in text:
@@ -90,9 +95,7 @@ def link_name(label: str, parts: tuple[bytes, ...]) -> str:
 
 def is_safe_member_name(name: str) -> bool:
     """No absolute paths, no '..', no empty or '.' segments, no control characters."""
-    if not name or name.startswith("/") or "\\" in name:
-        return False
-    if any(ord(char) < 0x20 or ord(char) == 0x7F for char in name):
+    if not name or name.startswith("/") or "\\" in name or _CONTROL.search(name):
         return False
     return all(part not in ("", ".", "..") for part in name.split("/"))
 

@@ -26,13 +26,25 @@ class BundleFormatError(ValueError):
 
 @dataclass(frozen=True)
 class Member:
+    """One index entry: the member's frame, and where the member sits in it once decompressed."""
+
     name: str
     type: str
     frame_offset: int
     frame_length: int
+    member_offset: int
     header_length: int
     size: int
     sha256: str | None
+
+    @property
+    def data_offset(self) -> int:
+        return self.member_offset + self.header_length
+
+    @property
+    def span_end(self) -> int:
+        """End of the member's tar blocks (header, data, padding) in the decompressed frame."""
+        return self.data_offset + self.size + (-self.size % 512)
 
 
 class BundleReader:
@@ -88,8 +100,9 @@ class BundleReader:
         return index, frame_start, digest.hex()
 
     def _parse_members(self) -> list[Member]:
+        """Members in order; frames must tile the file, and members tile each frame."""
         members: list[Member] = []
-        expected_offset = 0
+        frame_start, frame_length, expected_member_offset = 0, 0, 0
         seen: set[str] = set()
         try:
             for record in self.index["members"]:
@@ -98,19 +111,34 @@ class BundleReader:
                     raise BundleFormatError(f"index: unsafe member name {member.name!r}")
                 if member.name in seen:
                     raise BundleFormatError(f"index: member {member.name!r} listed twice")
-                if member.frame_offset != expected_offset or member.frame_length <= 0:
+                if member.type not in ("file", "symlink") or min(member.size, member.header_length) < 0:
+                    raise BundleFormatError(f"index: member {member.name!r} has a malformed entry")
+                if members and member.frame_offset == frame_start:
+                    if member.frame_length != frame_length or member.member_offset != expected_member_offset:
+                        raise BundleFormatError(f"index: {member.name!r} does not follow the previous member in its frame")
+                elif member.frame_offset != frame_start + frame_length or member.member_offset != 0 \
+                        or member.frame_length <= 0:
                     raise BundleFormatError(f"index: frame of {member.name!r} is not where the previous one ended")
-                if member.type not in ("file", "symlink"):
-                    raise BundleFormatError(f"index: member {member.name!r} has unknown type {member.type!r}")
-                expected_offset += member.frame_length
+                frame_start, frame_length = member.frame_offset, member.frame_length
+                expected_member_offset = member.span_end
                 seen.add(member.name)
                 members.append(member)
             end = self.index["end"]
-            if end["frame_offset"] != expected_offset or end["frame_offset"] + end["frame_length"] != self.index_offset:
+            if end["frame_offset"] != frame_start + frame_length or end["frame_offset"] + end["frame_length"] != self.index_offset:
                 raise BundleFormatError("index: the frames do not tile the file up to the index")
         except (KeyError, TypeError) as exc:
             raise BundleFormatError(f"index: malformed member record ({exc})") from exc
         return members
+
+    def frames(self) -> list[list[Member]]:
+        """Members grouped by the frame that holds them, in file order."""
+        groups: list[list[Member]] = []
+        for member in self.members:
+            if groups and groups[-1][0].frame_offset == member.frame_offset:
+                groups[-1].append(member)
+            else:
+                groups.append([member])
+        return groups
 
     # -- members ------------------------------------------------------------------
 
@@ -131,7 +159,7 @@ class BundleReader:
         return frame
 
     def iter_decompressed(self, member: Member) -> Iterator[bytes]:
-        """The whole decompressed frame (tar header, data, padding), in chunks of at most 1 MiB.
+        """The whole decompressed frame holding ``member``, in chunks of at most 1 MiB.
 
         Output is bounded per chunk whatever the compression ratio (a 3 GiB run
         of zeros is a few kilobytes of frame). A damaged frame raises
@@ -147,8 +175,8 @@ class BundleReader:
             raise BundleFormatError(f"{member.name}: bytes after the end of its zstd frame")
 
     def iter_data(self, member: Member) -> Iterator[bytes]:
-        """The member's data only, in chunks (no header, no padding)."""
-        skip, remaining = member.header_length, member.size
+        """The member's data only, in chunks (no header, no padding, no other members)."""
+        skip, remaining = member.data_offset, member.size
         for chunk in self.iter_decompressed(member):
             if skip:
                 cut = min(skip, len(chunk))
@@ -157,6 +185,8 @@ class BundleReader:
                 piece = chunk[:remaining]
                 remaining -= len(piece)
                 yield piece
+            if not remaining and not skip:
+                break
         if remaining:
             raise BundleFormatError(f"{member.name}: data shorter than its index entry")
 

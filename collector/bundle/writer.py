@@ -1,28 +1,36 @@
-"""Write a bundle: tar members as independent zstd frames, then the index frame.
+"""Write a bundle: tar members packed into independent zstd frames, then the index frame.
 
-Every member (its pax header, data and padding) is one zstd frame, so the
-analyzer can decompress any member alone and ``tar --zstd`` still reads the
-concatenation as one archive. A member whose length is only known after it is
-read is streamed with the length ``lstat`` gave; if the read ends at another
-length, the frame is cut off the output file (truncated back to where it
-began) and the caller writes the member again from a spool with the true
+Small members are packed, whole, into blocks of about 1 MiB; each block is one
+zstd frame, compressed on a background thread (zstd releases the GIL, so
+compression overlaps with reading the next files). A member larger than that
+gets a frame of its own and is streamed. Either way a frame holds whole tar
+members only, so the analyzer can decompress any member's frame alone, and
+``tar --zstd`` reads the concatenation as one archive.
+
+A streamed member's length is the length ``lstat`` gave; if the read ends at
+another length, its frame is cut off the output file (truncated back to where
+it began) and the caller writes the member again from a spool with the true
 length. Nothing is ever padded.
 """
 
 from __future__ import annotations
 
+import collections
 import hashlib
 import io
 import json
 import os
 import tarfile
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
 import zstandard
 
 from aitrail.collector.bundle import layout
+from aitrail.collector.bundle.tarheader import BLOCK, ns_text, regular_file_header
 
-BLOCK = 512
+FRAME_TARGET = 1024 * 1024  # bytes of tar stream per packed frame
+COMPRESS_AHEAD = 4  # frames queued for the compressing thread
 
 
 @dataclass(frozen=True)
@@ -39,10 +47,13 @@ class TarMeta:
 
 @dataclass
 class IndexEntry:
+    """Where a member is: its frame, its offset in the decompressed frame, its data."""
+
     name: str
     type: str  # file | symlink
     frame_offset: int
     frame_length: int
+    member_offset: int
     header_length: int
     size: int
     sha256: str | None
@@ -51,32 +62,34 @@ class IndexEntry:
         return self.__dict__.copy()
 
 
-def _ns_text(value: int) -> str:
-    seconds, nanos = divmod(value, 1_000_000_000)
-    return f"{seconds}.{nanos:09d}"
-
-
-def tar_header(name: str, size: int, meta: TarMeta, kind: int = tarfile.REGTYPE, linkname: str = "") -> bytes:
+def tar_header(name: str, size: int, meta: TarMeta, kind: bytes = tarfile.REGTYPE, linkname: str = "") -> bytes:
     """A pax tar header; times keep full ns precision in pax records."""
+    if kind == tarfile.REGTYPE:
+        return regular_file_header(name, size, meta.mode, meta.uid, meta.gid, meta.mtime_ns,
+                                   meta.atime_ns, meta.ctime_ns)
     info = tarfile.TarInfo(name)
-    info.size = size if kind == tarfile.REGTYPE else 0
+    info.size = 0
     info.type = kind
     info.linkname = linkname
     info.mode = meta.mode & 0o7777
     info.uid, info.gid = meta.uid, meta.gid
     info.uname = info.gname = ""
     info.mtime = max(0, meta.mtime_ns // 1_000_000_000)
-    pax = {"mtime": _ns_text(meta.mtime_ns)}
+    pax = {"mtime": ns_text(meta.mtime_ns)}
     if meta.atime_ns is not None:
-        pax["atime"] = _ns_text(meta.atime_ns)
+        pax["atime"] = ns_text(meta.atime_ns)
     if meta.ctime_ns is not None:
-        pax["ctime"] = _ns_text(meta.ctime_ns)
+        pax["ctime"] = ns_text(meta.ctime_ns)
     info.pax_headers = pax
     return info.tobuf(tarfile.PAX_FORMAT, encoding="utf-8", errors="surrogateescape")
 
 
 def _padding(size: int) -> bytes:
     return b"\0" * (-size % BLOCK)
+
+
+def new_compressor(level: int = 3) -> zstandard.ZstdCompressor:
+    return zstandard.ZstdCompressor(level=level, write_checksum=True)
 
 
 class BundleWriter:
@@ -86,27 +99,67 @@ class BundleWriter:
         self.path = path
         fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o644)
         self._file = os.fdopen(fd, "w+b", buffering=1024 * 1024)
-        self._compressor = zstandard.ZstdCompressor(level=level, write_checksum=True)
+        self._compressor = new_compressor(level)  # streamed members and the tar end (this thread)
+        self._block_compressor = new_compressor(level)  # packed frames (the compressing thread only)
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="aitrail-zstd")
+        self._pending: collections.deque[tuple[Future, list[IndexEntry]]] = collections.deque()
+        self._block: list[bytes] = []
+        self._block_entries: list[IndexEntry] = []
+        self._block_size = 0
         self.entries: list[IndexEntry] = []
         self._names: set[str] = set()
         self._stream: _Stream | None = None
 
-    # -- whole members ----------------------------------------------------------
+    # -- packed members ---------------------------------------------------------
 
     def add_bytes(self, name: str, data: bytes | memoryview, meta: TarMeta, sha256: str | None = None) -> IndexEntry:
         """Add a regular file whose bytes are in memory."""
-        self._claim(name)
         header = tar_header(name, len(data), meta)
         digest = sha256 or hashlib.sha256(data).hexdigest()
-        offset = self._file.tell()
-        compressor = self._compressor.compressobj(size=len(header) + len(data) + (-len(data) % BLOCK))
-        self._file.write(compressor.compress(header))
-        self._file.write(compressor.compress(data))
-        self._file.write(compressor.compress(_padding(len(data))))
-        self._file.write(compressor.flush())
-        entry = IndexEntry(name, "file", offset, self._file.tell() - offset, len(header), len(data), digest)
+        return self._pack(IndexEntry(name, "file", -1, -1, -1, len(header), len(data), digest),
+                          (header, data, _padding(len(data))))
+
+    def add_symlink(self, name: str, target: bytes, meta: TarMeta) -> IndexEntry:
+        header = tar_header(name, 0, meta, tarfile.SYMTYPE, os.fsdecode(target))
+        return self._pack(IndexEntry(name, "symlink", -1, -1, -1, len(header), 0, None), (header,))
+
+    def _pack(self, entry: IndexEntry, pieces: tuple[bytes, ...]) -> IndexEntry:
+        self._claim(entry.name)
+        if self._stream is not None:
+            raise RuntimeError("a streamed member is open")
+        entry.member_offset = self._block_size
+        self._block.extend(pieces)
+        self._block_size += sum(len(piece) for piece in pieces)
+        self._block_entries.append(entry)
         self.entries.append(entry)
+        if self._block_size >= FRAME_TARGET:
+            self._seal_block()
         return entry
+
+    def _seal_block(self) -> None:
+        """Hand the open block to the compressing thread."""
+        if not self._block:
+            return
+        data = b"".join(self._block)
+        self._pending.append((self._executor.submit(self._block_compressor.compress, data), self._block_entries))
+        self._block, self._block_entries, self._block_size = [], [], 0
+        self._drain(COMPRESS_AHEAD)
+
+    def _drain(self, keep: int = 0) -> None:
+        """Write compressed frames, in order, until at most ``keep`` are still queued."""
+        while len(self._pending) > keep or (self._pending and self._pending[0][0].done()):
+            future, entries = self._pending.popleft()
+            frame = future.result()
+            offset = self._file.tell()
+            self._file.write(frame)
+            for entry in entries:
+                entry.frame_offset, entry.frame_length = offset, len(frame)
+
+    def _flush_packed(self) -> None:
+        self._seal_block()
+        self._drain(0)
+
+    # -- streamed members -------------------------------------------------------
 
     def add_file_object(self, name: str, source: io.BufferedIOBase, size: int, meta: TarMeta, sha256: str) -> IndexEntry:
         """Add a regular file from a spool whose length and digest are already known."""
@@ -120,25 +173,16 @@ class BundleWriter:
             remaining -= len(chunk)
         return self.end_stream(sha256)
 
-    def add_symlink(self, name: str, target: bytes, meta: TarMeta) -> IndexEntry:
-        self._claim(name)
-        header = tar_header(name, 0, meta, tarfile.SYMTYPE, os.fsdecode(target))
-        offset = self._file.tell()
-        self._file.write(self._compressor.compress(header))
-        entry = IndexEntry(name, "symlink", offset, self._file.tell() - offset, len(header), 0, None)
-        self.entries.append(entry)
-        return entry
-
-    # -- streamed members -------------------------------------------------------
-
     def begin_stream(self, name: str, declared_size: int, meta: TarMeta) -> None:
-        """Start a member whose data will arrive in chunks adding up to ``declared_size``."""
+        """Start a member, in a frame of its own, whose data will add up to ``declared_size``."""
         if self._stream is not None:
             raise RuntimeError("a streamed member is already open")
+        self._flush_packed()
         self._claim(name)
         header = tar_header(name, declared_size, meta)
         offset = self._file.tell()
-        writer = self._compressor.stream_writer(self._file, size=len(header) + declared_size + (-declared_size % BLOCK), closefd=False, write_return_read=True)
+        total = len(header) + declared_size + (-declared_size % BLOCK)
+        writer = self._compressor.stream_writer(self._file, size=total, closefd=False, write_return_read=True)
         writer.write(header)
         self._stream = _Stream(name, declared_size, offset, len(header), writer)
 
@@ -156,7 +200,7 @@ class BundleWriter:
         stream.writer.write(_padding(stream.declared))
         stream.writer.flush(zstandard.FLUSH_FRAME)
         self._stream = None
-        entry = IndexEntry(stream.name, "file", stream.offset, self._file.tell() - stream.offset,
+        entry = IndexEntry(stream.name, "file", stream.offset, self._file.tell() - stream.offset, 0,
                            stream.header_length, stream.declared, sha256)
         self.entries.append(entry)
         return entry
@@ -179,6 +223,8 @@ class BundleWriter:
 
     def finish(self) -> str:
         """Write the tar end, the index frame, fsync; return the index's SHA-256."""
+        self._flush_packed()
+        self._executor.shutdown()
         end_offset = self._file.tell()
         self._file.write(self._compressor.compress(b"\0" * (2 * BLOCK)))
         index = {
@@ -201,6 +247,7 @@ class BundleWriter:
         return digest.hex()
 
     def close(self) -> None:
+        self._executor.shutdown(wait=True, cancel_futures=True)
         if not self._file.closed:
             self._file.close()
 

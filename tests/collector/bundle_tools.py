@@ -21,7 +21,7 @@ def flip_byte(path: Path, offset: int) -> None:
 
 
 def _header(reader: BundleReader, member) -> tarfile.TarInfo:
-    head = b"".join(reader.iter_decompressed(member))[: member.header_length]
+    head = b"".join(reader.iter_decompressed(member))[member.member_offset: member.data_offset]
     with tarfile.open(fileobj=io.BytesIO(head + b"\0" * 1024), encoding="utf-8", errors="surrogateescape") as archive:
         return archive.next()
 

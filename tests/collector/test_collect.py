@@ -197,7 +197,7 @@ def test_metadata_recorded_equals_lstat_before_read(cli, tmp_path):
         before.st_atime_ns, before.st_mtime_ns, before.st_ctime_ns)
     with BundleReader(out) as reader:
         member = reader.member("data/h/.toy/index.json")
-        head = b"".join(reader.iter_decompressed(member))[: member.header_length]
+        head = b"".join(reader.iter_decompressed(member))[member.member_offset: member.data_offset]
     with tarfile.open(fileobj=__import__("io").BytesIO(head + b"\0" * 1024)) as archive:
         info = archive.next()
     assert info.pax_headers["mtime"] == "1650000000.987654321" and info.mode == 0o640

@@ -1,0 +1,211 @@
+"""Collection benchmark: aitrail collect against tar --zstd + sha256sum, same files, one run.
+
+    python bench/collect_bench.py [--work DIR] [--repeat 3]
+
+Builds (once, cached in --work) a synthetic home with about 10,000 agent files
+and 150 MB of JSONL and SQLite, plus a second copy of the same home with
+200,000 unrelated files in projects/*/node_modules and .cache that no catalog
+glob names. Then, side by side with warm page caches:
+
+* aitrail:  aitrail collect --home HOME -o B.tar.zst
+* baseline: tar --zstd -cf B.tar.zst -T <the files aitrail collected>, then
+            sha256sum of the same files
+
+and aitrail again on the home with the unrelated files. Prints a Markdown
+table (median wall time, peak RSS) for docs/performance.md. Timings are for
+reading, never for pass/fail tests.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import random
+import shutil
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+WORDS = ("the login endpoint times out under load find cause pool timeout raise test assert handler request "
+         "database connection retry backoff config settings user assistant tool result error stack trace file "
+         "src main python typescript function class return value import module build fails make target").split()
+
+RUN = """
+import resource, subprocess, sys, time
+start = time.perf_counter()
+code = subprocess.call(sys.argv[1:], stdout=subprocess.DEVNULL)
+wall = time.perf_counter() - start
+print(wall, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, code)
+"""
+
+
+def sentence(rng: random.Random, count: int) -> str:
+    return " ".join(rng.choice(WORDS) for _ in range(count))
+
+
+def jsonl_file(rng: random.Random, path: Path, target_bytes: int) -> int:
+    lines, size = [], 0
+    turn = 0
+    while size < target_bytes:
+        record = {"type": rng.choice(["user", "assistant"]), "uuid": f"{rng.getrandbits(64):016x}",
+                  "timestamp": f"2026-07-{1 + turn % 28:02d}T09:{turn % 60:02d}:05.112Z",
+                  "message": {"role": "user", "content": sentence(rng, rng.randint(10, 120))}}
+        line = json.dumps(record) + "\n"
+        lines.append(line)
+        size += len(line)
+        turn += 1
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(lines))
+    return size
+
+
+def sqlite_file(rng: random.Random, path: Path, target_bytes: int) -> int:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    connection = sqlite3.connect(path)
+    connection.execute("CREATE TABLE ItemTable (key TEXT UNIQUE ON CONFLICT REPLACE, value BLOB)")
+    size, index = 0, 0
+    while size < target_bytes:
+        value = json.dumps({"history": [sentence(rng, 60) for _ in range(20)]})
+        connection.execute("INSERT INTO ItemTable VALUES (?, ?)", (f"key{index}", value))
+        size += len(value)
+        index += 1
+    connection.commit()
+    connection.close()
+    return path.stat().st_size
+
+
+def build_home(home: Path, seed: int = 7) -> dict:
+    rng = random.Random(seed)
+    files = total = 0
+    for project in range(40):  # Claude Code: 40 projects x 100 sessions
+        for session in range(100):
+            total += jsonl_file(rng, home / f".claude/projects/-home-u-p{project}/{rng.getrandbits(64):016x}.jsonl",
+                                rng.randint(4_000, 20_000))
+            files += 1
+    for day in range(1, 31):  # Codex: 30 days x 100 rollouts
+        for index in range(100):
+            total += jsonl_file(rng, home / f".codex/sessions/2026/06/{day:02d}/rollout-2026-06-{day:02d}T10-00-{index:02d}-x{index}.jsonl",
+                                rng.randint(4_000, 20_000))
+            files += 1
+    for project in range(20):  # Gemini CLI: 20 projects x 100 chats
+        for index in range(100):
+            total += jsonl_file(rng, home / f".gemini/tmp/p{project}/chats/session-2026-05-01T10-{index:02d}-{project:08d}.jsonl",
+                                rng.randint(4_000, 20_000))
+            files += 1
+    for workspace in range(10):  # VS Code workspace state databases, about 5 MB each
+        total += sqlite_file(rng, home / f".config/Code/User/workspaceStorage/{workspace:032x}/state.vscdb", 5_000_000)
+        files += 1
+    total += sqlite_file(rng, home / ".config/Code/User/globalStorage/state.vscdb", 5_000_000)
+    return {"files": files + 1, "bytes": total}
+
+
+def add_unrelated(home: Path, count: int = 200_000) -> None:
+    per_project = 1000
+    for project in range(count // per_project // 2):
+        for index in range(per_project):
+            path = home / f"projects/p{project}/node_modules/pkg{index // 50}/f{index}.js"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text("module.exports = 1;\n")
+    for index in range(count // 2):
+        path = home / f".cache/pip/http/{index % 256:02x}/{index}"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(b"c" * 64)
+
+
+def measure(command: list[str]) -> tuple[float, int, int]:
+    out = subprocess.run([sys.executable, "-c", RUN, *command], capture_output=True, text=True, check=True)
+    wall, rss, code = out.stdout.split()
+    return float(wall), int(rss), int(code)
+
+
+def aitrail_command(home: Path, output: Path) -> list[str]:
+    return [sys.executable, "-m", "aitrail.collector.cli", "collect", "--home", str(home), "-o", str(output), "--quiet"]
+
+
+def collected_files(bundle: Path, home: Path) -> Path:
+    """The list of files aitrail collected, as absolute paths, for the baseline."""
+    from aitrail.collector.bundle.reader import BundleReader
+
+    with BundleReader(bundle) as reader:
+        records = [json.loads(line) for line in reader.read_data("aitrail/files.jsonl").splitlines()]
+    listing = bundle.with_suffix(".list")
+    with open(listing, "wb") as handle:
+        for record in records:
+            if record["outcome"] == "collected":
+                handle.write(os.fsencode(record["source_path"]) + b"\0")
+    return listing
+
+
+def run(work: Path, repeat: int) -> str:
+    plain, noisy = work / "home-plain", work / "home-noisy"
+    if not (work / "built.json").exists():
+        shutil.rmtree(work, ignore_errors=True)
+        work.mkdir(parents=True)
+        stats = build_home(plain)
+        shutil.copytree(plain, noisy, symlinks=True)
+        add_unrelated(noisy)
+        (work / "built.json").write_text(json.dumps(stats))
+    stats = json.loads((work / "built.json").read_text())
+    scratch = Path(tempfile.mkdtemp(dir=work))
+    rows: dict[str, list[tuple[float, int]]] = {"aitrail": [], "baseline": [], "aitrail-noisy": []}
+    listing = None
+    for attempt in range(repeat + 1):  # the first round warms the page cache and is discarded
+        bundle = scratch / f"a{attempt}.tar.zst"
+        wall, rss, code = measure(aitrail_command(plain, bundle))
+        assert code == 0, code
+        listing = listing or collected_files(bundle, plain)
+        tar_out = scratch / f"t{attempt}.tar.zst"
+        tar_wall, tar_rss, _ = measure(["tar", "--zstd", "--null", "-cf", str(tar_out), "-T", str(listing)])
+        sum_wall, sum_rss, _ = measure(["sh", "-c", f"xargs -0 sha256sum < '{listing}' > /dev/null"])
+        noisy_wall, noisy_rss, code = measure(aitrail_command(noisy, scratch / f"n{attempt}.tar.zst"))
+        assert code == 0, code
+        if attempt:
+            rows["aitrail"].append((wall, rss))
+            rows["baseline"].append((tar_wall + sum_wall, max(tar_rss, sum_rss)))
+            rows["aitrail-noisy"].append((noisy_wall, noisy_rss))
+        for path in scratch.glob("*.tar.zst*"):
+            path.unlink()
+    shutil.rmtree(scratch)
+    return report(stats, rows, repeat)
+
+
+def report(stats: dict, rows: dict, repeat: int) -> str:
+    median = {name: statistics.median(w for w, _ in values) for name, values in rows.items()}
+    peak = {name: max(r for _, r in values) for name, values in rows.items()}
+    zstd = subprocess.run(["zstd", "--version"], capture_output=True, text=True).stdout.strip()
+    lines = [
+        f"Machine: {os.cpu_count()} CPUs, {platform.machine()}, Linux {platform.release()}, Python {platform.python_version()}, {zstd}",
+        f"Data: {stats['files']} agent files, {stats['bytes'] / 1e6:.0f} MB (JSONL + SQLite); noisy home adds 200,000 unrelated files",
+        f"Median of {repeat} warm-cache runs (one discarded warm-up round).",
+        "",
+        "| run | wall time (s) | peak RSS (MB) | vs baseline |",
+        "|---|---|---|---|",
+    ]
+    names = {"baseline": "tar --zstd -cf + sha256sum (baseline)", "aitrail": "aitrail collect",
+             "aitrail-noisy": "aitrail collect, +200,000 unrelated files"}
+    for key in ("baseline", "aitrail", "aitrail-noisy"):
+        ratio = median[key] / median["baseline"]
+        lines.append(f"| {names[key]} | {median[key]:.2f} | {peak[key] / 1024:.0f} | {ratio:.2f}x |")
+    lines.append("")
+    lines.append(f"Unrelated files change aitrail's time by {100 * (median['aitrail-noisy'] / median['aitrail'] - 1):+.1f}%.")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--work", type=Path, default=Path(__file__).resolve().parent / "out" / "collect")
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    started = time.time()
+    print(run(args.work, args.repeat))
+    print(f"\n(benchmark took {time.time() - started:.0f} s)", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

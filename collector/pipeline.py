@@ -1,0 +1,105 @@
+"""Phase 2: read each file once, in order, and hand its bytes to the bundle writer.
+
+Reading, hashing and the bookkeeping happen on this thread; the writer
+compresses packed frames on a thread of its own, so the two overlap on two
+cores. Files are read in the entries' order (location, raw path bytes), so the
+archive order is the same whatever the timing.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from dataclasses import dataclass
+
+from aitrail.collector import outcomes as oc
+from aitrail.collector.bundle import layout
+from aitrail.collector.bundle.writer import BundleWriter
+from aitrail.collector.capture import Capture, Capturer
+from aitrail.collector.walk import Tree
+
+class Progress:
+    """A line on stderr at most once a second while collecting."""
+
+    def __init__(self, total: int, enabled: bool):
+        self.total, self.enabled = total, enabled
+        self.done = self.bytes = 0
+        self._last = time.monotonic()
+
+    def step(self, size: int) -> None:
+        self.done += 1
+        self.bytes += size
+        now = time.monotonic()
+        if self.enabled and now - self._last >= 1.0:
+            self._last = now
+            print(f"aitrail: {self.done}/{self.total} files, {self.bytes / 1e6:.1f} MB", file=sys.stderr, flush=True)
+
+
+@dataclass
+class _Job:
+    entry: oc.Entry
+    member: str
+    link_member: str
+
+
+def capture_all(entries: list[oc.Entry], writer: BundleWriter, spool_dir: str, progress_enabled: bool) -> None:
+    """Read every entry still without an outcome and write it to the bundle."""
+    jobs, duplicates = _plan_jobs(entries)
+    progress = Progress(len(jobs), progress_enabled)
+    trees: dict[str, Tree] = {}
+    try:
+        for job in jobs:
+            location = job.entry.target.location
+            tree = trees.setdefault(location.label, Tree(location))
+            capture = Capturer(tree, spool_dir, writer).capture(job.entry.parts, job.member)
+            capture.write_to(writer, job.member, job.link_member)
+            _record(job, capture)
+            progress.step(capture.size)
+    finally:
+        for tree in trees.values():
+            tree.close()
+    for entry, first in duplicates:
+        _copy_capture(first, entry)
+
+
+def _plan_jobs(entries: list[oc.Entry]) -> tuple[list[_Job], list[tuple[oc.Entry, oc.Entry]]]:
+    """One job per distinct file; later matches of the same file copy its result."""
+    jobs: list[_Job] = []
+    duplicates: list[tuple[oc.Entry, oc.Entry]] = []
+    first_by_file: dict[tuple, oc.Entry] = {}
+    for entry in entries:
+        if entry.outcome:
+            continue
+        file_key = (entry.target.location.label, entry.key[1])
+        first = first_by_file.get(file_key)
+        if first is not None:
+            duplicates.append((entry, first))
+            continue
+        first_by_file[file_key] = entry
+        label = entry.target.location.label
+        raw_parts = tuple(os.fsencode(part) for part in entry.parts)
+        jobs.append(_Job(entry, layout.payload_name(label, raw_parts), layout.link_name(label, raw_parts)))
+    return jobs, duplicates
+
+
+def _record(job: _Job, result: Capture) -> None:
+    entry = job.entry
+    entry.outcome, entry.error, entry.notes = result.outcome, result.error, entry.notes + result.notes
+    entry.meta = result.before or entry.meta
+    entry.after, entry.attempts, entry.link_target = result.after, result.attempts, result.link_target
+    if result.before is not None:
+        entry.kind = result.before.kind
+    if result.outcome in (oc.COLLECTED, oc.CHANGED) and result.sha256:
+        entry.member, entry.sha256, entry.stored_size = job.member, result.sha256, result.size
+        entry.noatime = result.noatime
+    elif result.outcome == oc.SYMLINK:
+        entry.member = job.link_member
+
+
+def _copy_capture(first: oc.Entry, entry: oc.Entry) -> None:
+    for name in ("outcome", "error", "meta", "after", "attempts", "link_target", "member", "sha256",
+                 "stored_size", "noatime", "kind"):
+        setattr(entry, name, getattr(first, name))
+    entry.notes = entry.notes + first.notes
+    entry.duplicate_of = f"{first.target.store} (the same file, matched by another store)"

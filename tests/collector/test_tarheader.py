@@ -1,0 +1,51 @@
+"""The hand-built pax header reads back, through tarfile and GNU tar, as what it says."""
+
+from __future__ import annotations
+
+import io
+import shutil
+import subprocess
+import tarfile
+
+import pytest
+
+from aitrail.collector.bundle.tarheader import ns_text, regular_file_header
+
+CASES = [
+    ("data/h/a.json", 5, 0o100644, 1000, 1000, 1_650_000_000_987_654_321, 1_600_000_000_000_000_001, 1_650_000_001_000_000_000),
+    ("data/h/" + "long-" * 40 + ".jsonl", 0, 0o100600, 0, 0, 0, None, None),
+    ("data/h/caf\u00e9/\u65e5\u672c.txt", 3, 0o100444, 4_294_967_294, 3_000_000, 1_700_000_000_000_000_000, None, None),
+    ("data/h/old", 1, 0o104755, 1, 2, -1_500_000_000, -1, 0),
+    ("data/h/huge.bin", 9 * 1024**3, 0o100644, 5, 5, 1_000_000_000, None, None),
+]
+
+
+@pytest.mark.parametrize("name, size, mode, uid, gid, mtime, atime, ctime", CASES)
+def test_header_reads_back_through_tarfile(name, size, mode, uid, gid, mtime, atime, ctime):
+    header = regular_file_header(name, size, mode, uid, gid, mtime, atime, ctime)
+    assert len(header) % 512 == 0
+    with tarfile.open(fileobj=io.BytesIO(header + b"\0" * 1024), mode="r:") as archive:
+        info = archive.next()
+    assert (info.name, info.size, info.mode, info.uid, info.gid) == (name, size, mode & 0o7777, uid, gid)
+    assert info.isreg()
+    assert info.pax_headers["mtime"] == ns_text(mtime)
+    assert info.pax_headers.get("atime") == (ns_text(atime) if atime is not None else None)
+    assert info.pax_headers.get("ctime") == (ns_text(ctime) if ctime is not None else None)
+
+
+def test_ns_text_handles_negative_times():
+    assert ns_text(-1_500_000_000) == "-1.500000000"
+    assert ns_text(1_500_000_000) == "1.500000000"
+
+
+@pytest.mark.skipif(not shutil.which("tar"), reason="GNU tar is needed")
+def test_gnu_tar_lists_the_header(tmp_path):
+    data = b"hello"
+    header = regular_file_header("data/h/caf\u00e9.json", len(data), 0o100640, 1234, 5678, 1_650_000_000_500_000_000, None, None)
+    archive = tmp_path / "a.tar"
+    archive.write_bytes(header + data + b"\0" * (512 - len(data)) + b"\0" * 1024)
+    listing = subprocess.run(["tar", "--numeric-owner", "--full-time", "-tvf", archive], capture_output=True,
+                             text=True, check=True, env={"TZ": "UTC", "LC_ALL": "C.UTF-8"})
+    assert "-rw-r----- 1234/5678" in listing.stdout and "2022-04-15 05:20:00" in listing.stdout
+    assert "data/h/caf\u00e9.json" in listing.stdout
+    assert listing.stderr == ""
