@@ -93,7 +93,7 @@ def build_home(home: Path, seed: int = 7) -> dict:
             total += jsonl_file(rng, home / f".codex/sessions/2026/06/{day:02d}/rollout-2026-06-{day:02d}T10-00-{index:02d}-x{index}.jsonl",
                                 rng.randint(4_000, 20_000))
             files += 1
-    for project in range(20):  # Gemini CLI: 20 projects x 100 chats
+    for project in range(30):  # Gemini CLI: 30 projects x 100 chats
         for index in range(100):
             total += jsonl_file(rng, home / f".gemini/tmp/p{project}/chats/session-2026-05-01T10-{index:02d}-{project:08d}.jsonl",
                                 rng.randint(4_000, 20_000))

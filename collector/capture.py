@@ -83,7 +83,7 @@ class Capturer:
 
     def capture(self, parts: tuple[str, ...], member: str) -> Capture:
         try:
-            before = self.tree.lstat(parts)
+            before = self.tree.lstat(parts, birth=True)
         except FileNotFoundError as exc:
             return Capture("vanished", error=exc)
         except OSError as exc:

@@ -177,6 +177,18 @@ def _add_sqlite_companions(entries: list[oc.Entry], trees: dict[str, Tree]) -> l
     return entries + extra
 
 
+def _complete_metadata(entries: list[oc.Entry], trees: dict[str, Tree]) -> None:
+    """Entries settled without a read get the full lstat (with birth time) the walk skipped."""
+    for entry in entries:
+        if entry.outcome and entry.meta is not None:
+            try:
+                full = trees[entry.target.location.label].lstat(entry.parts, birth=True)
+            except OSError:
+                continue
+            if full.ino == entry.meta.ino:
+                entry.meta = full
+
+
 def _dedupe_and_sort(entries: list[oc.Entry]) -> list[oc.Entry]:
     unique: dict[tuple, oc.Entry] = {}
     for entry in entries:
@@ -201,6 +213,7 @@ def run(options: CollectOptions) -> CollectResult:
     compiled_vetoes = _compile_vetoes(vetoes)
     entries = [_classify(match, compiled_vetoes, options.max_file_size) for match in matches]
     entries = _dedupe_and_sort(_add_sqlite_companions(entries, trees))
+    _complete_metadata(entries, trees)
     opened = [f"{label}:{path}" for label, tree in trees.items() for path in tree.stats.opened]
     result = CollectResult(entries, {}, mode, homes, planner.overrides, opened)
     if options.dry_run:

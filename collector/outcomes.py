@@ -80,9 +80,9 @@ class Entry:
         return (self.target.location.label, tuple(os.fsencode(part) for part in self.parts),
                 self.target.agent, self.target.store)
 
-    @property
+    @cached_property
     def raw_relpath(self) -> bytes:
-        return b"/".join(os.fsencode(part) for part in self.parts)
+        return b"/".join(self.key[1])
 
     @property
     def raw_abspath(self) -> bytes:
@@ -98,10 +98,10 @@ class Entry:
             "parser": target.store_def.parser if not self.companion_of else None,
             "origin": target.store_def.origin,
             "location": target.location.label,
-            "path": raw_text(self.raw_relpath),
-            "path_b64": b64(self.raw_relpath),
-            "source_path": raw_text(self.raw_abspath),
-            "source_path_b64": b64(self.raw_abspath),
+            "path": raw_text(relpath := self.raw_relpath),
+            "path_b64": b64(relpath),
+            "source_path": raw_text(abspath := self.raw_abspath),
+            "source_path_b64": b64(abspath),
             "glob": target.glob if not self.companion_of else None,
             "outcome": self.outcome,
             "class": OUTCOME_CLASS[self.outcome],

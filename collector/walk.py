@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 import pathspec
 
-from aitrail.collector.fsmeta import Meta, lstat_at
+from aitrail.collector.fsmeta import Meta, lstat_at, quick_lstat_at
 from aitrail.collector.globs import is_literal, segment_regex
 from aitrail.collector.plan import Location, Target
 
@@ -109,11 +109,14 @@ class Tree:
 
     # -- queries --------------------------------------------------------------
 
-    def lstat(self, parts: tuple[str, ...]) -> Meta:
+    def lstat(self, parts: tuple[str, ...], birth: bool = False) -> Meta:
+        """lstat relative to the parent's descriptor; ``birth`` adds statx birth time (slower)."""
         self.stats.lstat_calls += 1
         if not parts:
             return lstat_at(None, self.location.base)
-        return lstat_at(self.dir_fd(parts[:-1]), parts[-1])
+        if birth:
+            return lstat_at(self.dir_fd(parts[:-1]), parts[-1])
+        return quick_lstat_at(self.dir_fd(parts[:-1]), parts[-1])
 
     def listdir(self, parts: tuple[str, ...]) -> list[tuple[str, str]]:
         """Sorted (name, kind) pairs; kind from d_type, 'unknown' when the fs does not say."""
@@ -281,25 +284,28 @@ class _ExcludeSpec:
     """
 
     def __init__(self, patterns: tuple[str, ...], refines: tuple[str, ...] = ()):
-        self._specs = [(pattern, _compile(pattern)) for pattern in patterns]
-        self._refine = pathspec.GitIgnoreSpec.from_lines(refines) if refines else None
+        self._patterns = patterns
+        self._any = _compile(patterns) if patterns else None  # one quick test; the rule is named only on a hit
+        self._refine = _compile(refines) if refines else None
 
     def refined_out(self, path: str, is_dir: bool) -> bool:
         return self._refine is not None and self._refine.match_file(path + "/" if is_dir else path)
 
     def rule_for(self, path: str, is_dir: bool) -> str | None:
         candidate = path + "/" if is_dir else path
-        for pattern, spec in self._specs:
-            if spec.match_file(candidate):
+        if self._any is None or not self._any.match_file(candidate):
+            return None
+        for pattern in self._patterns:
+            if _compile((pattern,)).match_file(candidate):
                 return pattern.lstrip("/")
         return None
 
 
-_COMPILED: dict[str, pathspec.PathSpec] = {}
+_COMPILED: dict[tuple[str, ...], pathspec.PathSpec] = {}
 
 
-def _compile(pattern: str) -> pathspec.PathSpec:
-    spec = _COMPILED.get(pattern)
+def _compile(patterns: tuple[str, ...]) -> pathspec.PathSpec:
+    spec = _COMPILED.get(patterns)
     if spec is None:
-        spec = _COMPILED[pattern] = pathspec.GitIgnoreSpec.from_lines([pattern])
+        spec = _COMPILED[patterns] = pathspec.GitIgnoreSpec.from_lines(patterns)
     return spec
