@@ -37,3 +37,22 @@ def test_demo_home_collects_verifies_and_accounts(cli, tmp_path):
     for secret in (b"sk-DEMO-FAKE-KEY", b"sk-ant-oat01-DEMO-FAKE", b"sk-DEMO-FAKE-codex", b"ya29.DEMO-FAKE"):
         assert secret not in payload
     assert not [record for record in records if record["path"].startswith(("projects/", "Documents/", ".cache/"))]
+
+
+def fixture_homes() -> list[Path]:
+    """The demo home and every fixtures/<agent>/<case>/home tree."""
+    return [FIXTURES / "demo-home", *sorted(FIXTURES.glob("*/*/home"))]
+
+
+@pytest.mark.parametrize("home", fixture_homes(), ids=lambda path: str(path.relative_to(FIXTURES)))
+def test_accounting_holds_on_every_fixture_home(cli, tmp_path, home):
+    out = tmp_path / "b.tar.zst"
+    result = cli("collect", "--home", home, "-o", out, "--quiet")
+    assert result.exit_code == 0, result.stderr
+    records = bundle_records(out)
+    classes = {"collected": 0, "skipped": 0, "failed": 0}
+    for record in records:
+        classes[record["class"]] += 1
+    assert sum(classes.values()) == len(records) > 0
+    assert classes["failed"] == 0
+    assert verify(str(out)).ok
