@@ -205,7 +205,7 @@ def run(options: CollectOptions) -> CollectResult:
     full_catalog = catalog_module.load(options.catalog_dir)
     catalog = full_catalog.select(options.agents)
     mode, homes = _mode_and_homes(options)
-    if not homes:
+    if not homes and mode != "image-root":  # an image may hold system stores only
         raise CollectionError("no home directory to collect from")
     signing_key = load_private(options.sign_key) if options.sign_key else None
     planner, targets, vetoes = _plan(options, catalog, full_catalog, mode, homes)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import struct
+from dataclasses import dataclass
 
 FORMAT_NAME = "aitrail-bundle"
 FORMAT_VERSION = 1
@@ -103,3 +104,29 @@ def is_safe_member_name(name: str) -> bool:
 def manifest_line(digest: str, name: str) -> str:
     """A line both ``sha256sum -c`` and BagIt accept (names never need escaping)."""
     return f"{digest}  {name}\n"
+
+
+@dataclass
+class IndexEntry:
+    """One member in the index: the frame that holds it and where it sits in that frame."""
+
+    name: str
+    type: str  # file | symlink
+    frame_offset: int
+    frame_length: int
+    member_offset: int  # first header byte, in the decompressed frame
+    header_length: int
+    size: int
+    sha256: str | None
+
+    @property
+    def data_offset(self) -> int:
+        return self.member_offset + self.header_length
+
+    @property
+    def span_end(self) -> int:
+        """End of the member's tar blocks (header, data, padding) in the decompressed frame."""
+        return self.data_offset + self.size + (-self.size % 512)
+
+    def as_record(self) -> dict:
+        return self.__dict__.copy()

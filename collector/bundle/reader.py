@@ -10,12 +10,12 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from dataclasses import dataclass
 from typing import BinaryIO, Iterator
 
 import zstandard
 
 from aitrail.collector.bundle import layout
+from aitrail.collector.bundle.layout import IndexEntry
 
 CHUNK = 1024 * 1024
 
@@ -24,27 +24,7 @@ class BundleFormatError(ValueError):
     """The file is not a complete, well-formed aitrail bundle."""
 
 
-@dataclass(frozen=True)
-class Member:
-    """One index entry: the member's frame, and where the member sits in it once decompressed."""
-
-    name: str
-    type: str
-    frame_offset: int
-    frame_length: int
-    member_offset: int
-    header_length: int
-    size: int
-    sha256: str | None
-
-    @property
-    def data_offset(self) -> int:
-        return self.member_offset + self.header_length
-
-    @property
-    def span_end(self) -> int:
-        """End of the member's tar blocks (header, data, padding) in the decompressed frame."""
-        return self.data_offset + self.size + (-self.size % 512)
+Member = IndexEntry  # what the reader calls an index entry
 
 
 class BundleReader:

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 import zstandard
 
 from aitrail.collector.bundle import layout
+from aitrail.collector.bundle.layout import IndexEntry
 from aitrail.collector.bundle.tarheader import BLOCK, ns_text, regular_file_header
 
 FRAME_TARGET = 1024 * 1024  # bytes of tar stream per packed frame
@@ -43,23 +44,6 @@ class TarMeta:
     mtime_ns: int
     atime_ns: int | None = None
     ctime_ns: int | None = None
-
-
-@dataclass
-class IndexEntry:
-    """Where a member is: its frame, its offset in the decompressed frame, its data."""
-
-    name: str
-    type: str  # file | symlink
-    frame_offset: int
-    frame_length: int
-    member_offset: int
-    header_length: int
-    size: int
-    sha256: str | None
-
-    def as_record(self) -> dict:
-        return self.__dict__.copy()
 
 
 def tar_header(name: str, size: int, meta: TarMeta, kind: bytes = tarfile.REGTYPE, linkname: str = "") -> bytes:
