@@ -1,0 +1,82 @@
+"""What a parser sees: its source file's bytes, and the other members it asks for by store.
+
+Parsers are pure functions of a ParseContext: they read bytes (or a
+read-only SQLite copy) and yield Drafts. Joins go through ``related`` and
+``sibling``, which return sources of the same bundle by catalog store, so a
+parser never names a member path of its own making.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Callable, Iterator
+
+from aitrail.analyzer.bundle import Bundle, Source
+
+LINE_CHUNK = 1024 * 1024
+
+
+class ParseContext:
+    """One source file being parsed, with access to the rest of the bundle."""
+
+    def __init__(self, bundle: Bundle, source: Source, cache: dict):
+        self.bundle = bundle
+        self.source = source
+        self._data: bytes | None = None
+        self._cache = cache  # shared by the parsers of one worker, for joins read once
+
+    @property
+    def data(self) -> bytes:
+        """The whole member (for JSON documents); JSONL parsers use ``lines`` instead."""
+        if self._data is None:
+            self._data = self.bundle.read(self.source)
+        return self._data
+
+    def lines(self) -> Iterator[tuple[int, int, bytes, bool]]:
+        """(line number from 1, byte offset, raw line without newline, ended by a newline), streamed.
+
+        Only the file's last line can be unterminated: a torn tail.
+        """
+        number, offset, pending = 0, 0, b""
+        chunks = iter((self._data,)) if self._data is not None else self.bundle.iter_bytes(self.source)
+        for chunk in chunks:
+            pending += chunk
+            start = 0
+            while True:
+                end = pending.find(b"\n", start)
+                if end < 0:
+                    break
+                number += 1
+                yield number, offset, pending[start:end], True
+                offset += end - start + 1
+                start = end + 1
+            pending = pending[start:]
+        if pending:
+            yield number + 1, offset, pending, False
+
+    def sqlite(self, source: Source | None = None) -> sqlite3.Connection:
+        return self.bundle.open_sqlite(source or self.source)
+
+    def related(self, store: str) -> list[Source]:
+        """Sources of another store of the same agent (``store`` is local, e.g. ``session_index``)."""
+        qualified = store if "." in store else f"{self.source.agent}.{store}"
+        return self.bundle.by_store(qualified)
+
+    def sibling(self, name: str, store: str | None = None) -> Source | None:
+        """A source in the same directory (same location), by file name."""
+        path = f"{self.source.directory}/{name}" if self.source.directory else name
+        qualified = None if store is None else (store if "." in store else f"{self.source.agent}.{store}")
+        return self.bundle.at(self.source.location, path, qualified)
+
+    def read(self, source: Source) -> bytes:
+        return self.bundle.read(source)
+
+    def cached(self, key: tuple, compute: Callable[[], object]) -> object:
+        """Compute a join table once per worker (e.g. a task list read from state.vscdb)."""
+        if key not in self._cache:
+            self._cache[key] = compute()
+        return self._cache[key]
+
+    @property
+    def collection(self) -> dict:
+        return self.bundle.collection

@@ -1,0 +1,57 @@
+"""Run one source through its parser; stamp provenance; turn any crash into a row.
+
+A parser never takes the run down: an exception while parsing a file
+becomes a ``parser:`` row naming the file and the error, after the rows the
+parser had already produced, and the run goes on with the next file.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterator
+
+from aitrail.analyzer.bundle import Bundle, MemberUnreadable, Source
+from aitrail.analyzer.context import ParseContext
+from aitrail.analyzer.registry import Parser
+from aitrail.analyzer.rows import TIMESTAMP_SOURCES, TURN_TYPES, Draft, Provenance, stamp
+
+
+@dataclass
+class FileStats:
+    """What one file contributed (summed per agent and store for the summary)."""
+
+    agent: str
+    store: str
+    files: int = 1
+    rows: int = 0
+    bad_records: int = 0
+    keys: list = field(default_factory=list)
+
+
+def provenance(source: Source) -> Provenance:
+    origin = "secondary" if source.origin == "secondary" else "primary"
+    return Provenance(source.agent, source.store, source.member, source.sha256, origin)
+
+
+def _check(draft: Draft) -> Draft:
+    if draft.turn_type not in TURN_TYPES:
+        raise ValueError(f"parser produced turn_type {draft.turn_type!r}")
+    if draft.timestamp_source not in TIMESTAMP_SOURCES:
+        raise ValueError(f"parser produced timestamp_source {draft.timestamp_source!r}")
+    return draft
+
+
+def parse_source(bundle: Bundle, source: Source, parser: Parser, cache: dict) -> Iterator[tuple[tuple, tuple]]:
+    """Yield (sort key, row) for every row of one file, crash rows included."""
+    stamp_with = provenance(source)
+    ordinal = 0
+    try:
+        for draft in parser(ParseContext(bundle, source, cache)):
+            yield stamp(_check(draft), stamp_with, ordinal)
+            ordinal += 1
+    except MemberUnreadable as exc:
+        yield stamp(Draft("system", f"parser: member unreadable ({exc}); no rows from it", "file",
+                          timestamp_source="none"), stamp_with, ordinal)
+    except Exception as exc:  # noqa: BLE001 - the point is to survive any parser bug
+        text = f"parser: crashed on this file after {ordinal} rows ({type(exc).__name__}: {exc}); the rest of the file was not read"
+        yield stamp(Draft("system", text, "file", timestamp_source="none"), stamp_with, ordinal)

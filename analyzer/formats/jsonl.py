@@ -1,0 +1,53 @@
+"""JSONL reading with line numbers, byte offsets and torn-tail detection.
+
+Every line is either a decoded value or a ``parser: unparseable line`` row;
+a broken line never stops the lines after it from being read. A last line
+without its newline that does not decode is reported as a torn tail (the
+writer was cut off mid-line), which is different evidence from a corrupt
+line in the middle of a file.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Iterator
+
+from aitrail.analyzer.context import ParseContext
+from aitrail.analyzer.formats.text import bad_line
+from aitrail.analyzer.rows import Draft
+
+
+@dataclass
+class Line:
+    number: int
+    offset: int
+    value: object
+    raw: bytes
+
+    @property
+    def locator(self) -> str:
+        return f"line:{self.number}"
+
+
+def read_jsonl(ctx: ParseContext, require_object: bool = True) -> Iterator[Line | Draft]:
+    """Decoded lines, or Drafts for the lines that could not be decoded."""
+    for number, offset, raw, terminated in ctx.lines():
+        stripped = raw.strip()
+        if not stripped:
+            continue  # a blank line holds no record
+        try:
+            text = stripped.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            yield bad_line(number, f"not UTF-8 at byte {exc.start}", raw)
+            continue
+        try:
+            value = json.loads(text)
+        except ValueError as exc:
+            reason = f"invalid JSON: {exc}" if terminated else f"torn last line, no newline: {exc}"
+            yield bad_line(number, reason, raw)
+            continue
+        if require_object and not isinstance(value, dict):
+            yield bad_line(number, f"a JSON {type(value).__name__}, not an object", raw)
+            continue
+        yield Line(number, offset, value, raw)

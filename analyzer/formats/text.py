@@ -1,0 +1,35 @@
+"""Small text helpers every parser uses: bounded excerpts and parser: rows."""
+
+from __future__ import annotations
+
+from aitrail.analyzer.rows import Draft
+
+EXCERPT_CHARS = 300
+
+
+def excerpt(value: str | bytes, limit: int = EXCERPT_CHARS) -> str:
+    """At most ``limit`` characters; longer input says how long it was."""
+    if isinstance(value, bytes):
+        text = value.decode("utf-8", "backslashreplace")
+        length = f"{len(value)} bytes"
+    else:
+        text, length = value, f"{len(value)} characters"
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… ({length})"
+
+
+def bad_line(number: int, reason: str, raw: bytes) -> Draft:
+    """``parser: unparseable line (<reason>): <line>`` at ``line:N``."""
+    return Draft("system", f"parser: unparseable line ({reason}): {excerpt(raw)}", f"line:{number}",
+                 timestamp_source="none")
+
+
+def bad_record(locator: str, reason: str, raw: str | bytes = "") -> Draft:
+    """``parser: unparseable record (<reason>): <record>`` for anything that is not a line."""
+    suffix = f": {excerpt(raw)}" if raw else ""
+    return Draft("system", f"parser: unparseable record ({reason}){suffix}", locator, timestamp_source="none")
+
+
+def bad_file(reason: str) -> Draft:
+    return Draft("system", f"parser: unparseable file ({reason})", "file", timestamp_source="none")

@@ -1,0 +1,132 @@
+"""The timeline row: 17 columns, their order, and the total order of rows.
+
+A parser yields ``Draft`` objects (content and where in the file it came
+from); ``stamp`` adds the provenance columns, so no parser can forget or
+mistype them. Row order (docs/timeline.md): rows with a time first, by time;
+then rows without one; ties broken by agent, source member and the order in
+which the parser emitted the rows of that file (which follows the file). The
+same bundle therefore always gives the same bytes.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import re
+from dataclasses import dataclass, field
+
+COLUMNS = (
+    "timestamp_utc", "session_id", "project_path", "git_branch", "turn_type", "model", "tool_name",
+    "tool_use_id", "text", "agent", "store", "source", "source_sha256", "locator", "timestamp_source",
+    "origin", "event_id",
+)
+TURN_TYPES = ("user", "assistant", "system", "tool_use", "tool_result", "thinking")
+TIMESTAMP_SOURCES = ("record", "index", "file-mtime", "log-dir", "none")
+ORIGINS = ("primary", "secondary")
+
+
+
+@dataclass
+class Draft:
+    """What a parser knows about one row; provenance is added by ``stamp``."""
+
+    turn_type: str
+    text: str
+    locator: str
+    timestamp_ns: int | None = None
+    timestamp_source: str = "record"
+    session_id: str = ""
+    project_path: str = ""
+    git_branch: str = ""
+    model: str = ""
+    tool_name: str = ""
+    tool_use_id: str = ""
+    origin: str | None = None  # None: the store's origin from the catalog
+    extra: dict = field(default_factory=dict)  # parser notes for tests; never exported
+
+
+@dataclass(frozen=True)
+class Provenance:
+    agent: str
+    store: str
+    source: str
+    source_sha256: str
+    origin: str  # the store's catalog origin mapped to primary/secondary
+
+
+def ns_from_ms(value) -> int | None:
+    """Milliseconds since the epoch (int, float or digit string) to ns; None if not a time."""
+    try:
+        number = float(value) if not isinstance(value, (int, float)) else value
+    except (TypeError, ValueError):
+        return None
+    if isinstance(number, bool) or number != number or not 0 < number < 1e14:
+        return None
+    return int(round(number * 1_000_000))
+
+
+def ns_from_seconds(value) -> int | None:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    if number != number or not 0 < number < 1e11:
+        return None
+    return int(round(number * 1_000_000_000))
+
+
+_ISO = re.compile(r"^(\d{4})-(\d\d)-(\d\d)[T ](\d\d):(\d\d):(\d\d)(?:[.,](\d{1,9}))?(Z|[+-]\d\d:?\d\d)?$")
+
+
+def ns_from_iso(text) -> int | None:
+    """ISO 8601 with zone (or Z) to ns since the epoch; None for anything else, including no zone."""
+    if not isinstance(text, str):
+        return None
+    match = _ISO.match(text.strip())
+    if not match or not match.group(8):
+        return None
+    year, month, day, hour, minute, second, fraction, zone = match.groups()
+    try:
+        moment = dt.datetime(int(year), int(month), int(day), int(hour), int(minute), int(second),
+                             tzinfo=dt.timezone.utc)
+    except ValueError:
+        return None
+    offset = 0
+    if zone != "Z":
+        sign = 1 if zone[0] == "+" else -1
+        digits = zone[1:].replace(":", "")
+        offset = sign * (int(digits[:2]) * 3600 + int(digits[2:]) * 60)
+    nanos = int((fraction or "0").ljust(9, "0"))
+    seconds = int(moment.timestamp()) - offset
+    return seconds * 1_000_000_000 + nanos
+
+
+def format_timestamp(ns: int | None) -> str:
+    """ISO 8601 UTC with Z: milliseconds, or nanoseconds when the source had finer precision."""
+    if ns is None:
+        return ""
+    seconds, nanos = divmod(ns, 1_000_000_000)
+    base = (dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc) + dt.timedelta(seconds=seconds)).strftime("%Y-%m-%dT%H:%M:%S")
+    if nanos % 1_000_000 == 0:
+        return f"{base}.{nanos // 1_000_000:03d}Z"
+    return f"{base}.{nanos:09d}Z"
+
+
+def event_id(source_sha256: str, locator: str, turn_type: str, ordinal: int) -> str:
+    payload = f"{source_sha256}\0{locator}\0{turn_type}\0{ordinal}".encode()
+    return hashlib.sha256(payload).hexdigest()[:32]
+
+
+def stamp(draft: Draft, provenance: Provenance, ordinal: int) -> tuple[tuple, tuple[str, ...]]:
+    """Return (sort key, row) for a draft; the row's values follow COLUMNS."""
+    origin = draft.origin or provenance.origin
+    row = (
+        format_timestamp(draft.timestamp_ns), draft.session_id, draft.project_path, draft.git_branch,
+        draft.turn_type, draft.model, draft.tool_name, draft.tool_use_id, draft.text, provenance.agent,
+        provenance.store, provenance.source, provenance.source_sha256, draft.locator,
+        draft.timestamp_source if draft.timestamp_ns is not None else "none", origin,
+        event_id(provenance.source_sha256, draft.locator, draft.turn_type, ordinal),
+    )
+    has_time = draft.timestamp_ns is not None
+    key = (0 if has_time else 1, draft.timestamp_ns or 0, provenance.agent, provenance.source, ordinal)
+    return key, row
