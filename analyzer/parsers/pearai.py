@@ -289,7 +289,7 @@ def _ui_messages(ctx: ParseContext) -> Iterator[Draft]:
         return
     task_id = _task_id(ctx)
     base = {"session_id": task_id, "project_path": _task_workspaces(ctx).get(task_id, "")}
-    seen_prompt, last_ask = False, ""
+    seen_prompt, open_asks = False, []
     for index, event in enumerate(events):
         locator = f"json:/{index}"
         if not isinstance(event, dict) or event.get("type") not in ("ask", "say"):
@@ -307,14 +307,19 @@ def _ui_messages(ctx: ParseContext) -> Iterator[Draft]:
         elif kind == "reasoning":
             yield Draft("thinking", text, locator, **moment)
         elif event["type"] == "ask" and kind in ("tool", "command", "use_mcp_server", "browser_action_launch"):
-            last_ask = str(event.get("ts", ""))
-            yield Draft("tool_use", text, locator, tool_name=_ui_tool_name(kind, text), tool_use_id=last_ask, **moment)
+            call = Draft("tool_use", text, locator, tool_name=_ui_tool_name(kind, text),
+                         tool_use_id=str(event.get("ts", "")), **moment)
+            open_asks.append(call)
+            yield call
         elif kind in ("command_output", "mcp_server_response", "browser_action_result"):
-            yield Draft("tool_result", text, locator, tool_use_id=last_ask, **moment)
+            call = open_asks.pop() if open_asks else None
+            yield Draft("tool_result", text, locator, tool_name=call.tool_name if call else "",
+                        tool_use_id=call.tool_use_id if call else "", **moment)
         elif kind in ("completion_result", "followup"):
             yield Draft("assistant", text, locator, **moment)
         else:
             yield Draft("system", f"ui {event['type']} {kind}: {text}", locator, **moment)
+    yield from _orphan_calls(open_asks)  # ui_messages.json keeps no output for file tools
 
 
 def _ui_tool_name(ask: str, text: str) -> str:
@@ -343,7 +348,9 @@ def parse_global_state(ctx: ParseContext) -> Iterator[Draft]:
     for key in APPROVAL_KEYS:
         if key in state:
             value = json.dumps(state[key], separators=(",", ":"), ensure_ascii=False)
-            yield Draft("system", f"permission setting: {key}={value} (from {ctx.source.name} "
+            # "state.vscdb" even for the .backup copy: the source column names the file, and
+            # the same text lets a setting unchanged since the backup deduplicate against the live one
+            yield Draft("system", f"permission setting: {key}={value} (from state.vscdb "
                                   f"{EXTENSION_ROW.lower()}, file mtime)", f"{locator}/{key}", **mtime)
     history = state.get("taskHistory")
     if history is not None and not isinstance(history, list):

@@ -1,0 +1,66 @@
+"""Golden timelines: every fixtures/<agent>/<case>/home gives exactly its expected.csv.
+
+The home is copied and every file and directory time set to one fixed
+instant first, so file-mtime rows do not depend on the checkout. To rewrite
+the golden files after a reviewed change:
+
+    AITRAIL_UPDATE_GOLDEN=1 python -m pytest tests/test_golden.py
+
+then read the diff of every expected.csv before committing it.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import FIXTURES
+
+FIXED_NS = 1_759_449_600_000_000_000  # 2025-10-03T00:00:00Z
+UPDATE = os.environ.get("AITRAIL_UPDATE_GOLDEN") == "1"
+
+
+def cases() -> list[Path]:
+    return sorted(path.parent for path in FIXTURES.glob("*/*/home") if path.is_dir())
+
+
+def frozen_copy(home: Path, target: Path) -> Path:
+    shutil.copytree(home, target, symlinks=True)
+    for directory, dirs, files in os.walk(target, topdown=False):
+        for name in files + dirs:
+            os.utime(os.path.join(directory, name), ns=(FIXED_NS, FIXED_NS), follow_symlinks=False)
+    os.utime(target, ns=(FIXED_NS, FIXED_NS))
+    return target
+
+
+def timeline(cli, case: Path, tmp_path: Path, *extra: str, name: str = "timeline.csv") -> bytes:
+    home = frozen_copy(case / "home", tmp_path / "home")
+    bundle = tmp_path / "case.tar.zst"
+    if not bundle.exists():
+        result = cli("collect", "--home", home, "-o", bundle, "--quiet")
+        assert result.exit_code == 0, result.output + result.stderr
+    out = tmp_path / name
+    result = cli("analyze", bundle, "-o", out, "--quiet", *extra)
+    assert result.exit_code == 0, result.output + result.stderr
+    return out.read_bytes()
+
+
+@pytest.mark.parametrize("case", cases(), ids=lambda path: f"{path.parent.name}/{path.name}")
+def test_golden_timeline(cli, case: Path, tmp_path: Path):
+    produced = timeline(cli, case, tmp_path, "--jobs", "1")
+    expected_path = case / "expected.csv"
+    if UPDATE:
+        expected_path.write_bytes(produced)
+    assert expected_path.exists(), f"no golden file; create it with AITRAIL_UPDATE_GOLDEN=1 and review it"
+    assert produced.decode() == expected_path.read_text()
+
+
+def test_worker_processes_do_not_change_the_timeline(cli, tmp_path: Path):
+    case = FIXTURES / "pearai" / "agent-task"
+    one = timeline(cli, case, tmp_path, "--jobs", "1", name="one.csv")
+    (tmp_path / "home").rename(tmp_path / "home-1")
+    two = timeline(cli, case, tmp_path, "--jobs", "2", name="two.csv")
+    assert one == two
