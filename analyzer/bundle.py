@@ -81,6 +81,7 @@ class Bundle:
         self._temp_dir = temp_dir or tempfile.mkdtemp(prefix="aitrail-analyze-")
         self._owns_temp = temp_dir is None
         self._sqlite_copies = 0
+        self.problems: list[str] = []  # what a forced run could not read at all
         self.collection = self._json(layout.COLLECTION_JSON)
         self.records = self._files()
         self.sources = [source for source in map(_source, self.records) if source is not None]
@@ -105,21 +106,28 @@ class Bundle:
 
     def _json(self, name: str) -> dict:
         try:
-            return json.loads(self.reader.read_data(name))
-        except (KeyError, ValueError, BundleFormatError) as exc:
-            raise MemberUnreadable(f"{name}: {exc}") from exc
+            value = json.loads(self.reader.read_data(name))
+            return value if isinstance(value, dict) else {}
+        except (KeyError, ValueError, BundleFormatError, zstandard.ZstdError) as exc:
+            self.problems.append(f"{name} unreadable ({exc})")
+            return {}
 
     def _files(self) -> list[dict]:
+        """files.jsonl; a damaged one (only in a forced run) yields what can be read, and says so."""
         try:
             text = self.reader.read_data(layout.FILES_JSONL)
-        except (KeyError, BundleFormatError) as exc:
-            raise MemberUnreadable(f"{layout.FILES_JSONL}: {exc}") from exc
+        except (KeyError, BundleFormatError, zstandard.ZstdError) as exc:
+            self.problems.append(f"{layout.FILES_JSONL} unreadable ({exc}): no member can be given to a parser")
+            return []
         records = []
-        for line in text.splitlines():
+        for number, line in enumerate(text.splitlines(), 1):
             try:
-                records.append(json.loads(line))
+                record = json.loads(line)
             except ValueError:
-                continue  # verify names a damaged files.jsonl; a forced analysis reads what it can
+                self.problems.append(f"{layout.FILES_JSONL} line {number} unreadable: that file is not parsed")
+                continue
+            if isinstance(record, dict) and isinstance(record.get("agent"), str) and isinstance(record.get("store"), str):
+                records.append(record)
         return records
 
     # -- lookups --------------------------------------------------------------------

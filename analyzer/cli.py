@@ -9,7 +9,7 @@ import sys
 import click
 
 from aitrail.analyzer.export import FORMATS
-from aitrail.analyzer.run import AnalyzeOptions, NotVerified, analyze as run_analysis
+from aitrail.analyzer.run import AnalyzeOptions, NotVerified, Unreadable, analyze as run_analysis
 
 
 @click.command("analyze")
@@ -38,6 +38,9 @@ def analyze(bundle, output, format_name, agents, force, summary_path, jobs, quie
         for problem in exc.problems:
             click.echo(f"FAIL  {problem}", err=True)
         click.echo("aitrail: the bundle failed verification; nothing analyzed (use --force to analyze anyway)", err=True)
+        sys.exit(1)
+    except Unreadable as exc:
+        click.echo(f"aitrail: the bundle cannot be read at all, even with --force: {exc}", err=True)
         sys.exit(1)
     summary = result.summary(options)
     if summary_path:

@@ -32,6 +32,7 @@ from aitrail.analyzer.bundle import Bundle, Source
 from aitrail.analyzer.dispatch import parse_source
 from aitrail.analyzer.registry import parsers
 from aitrail.analyzer.rows import COLUMNS, stamp, Draft, Provenance
+from aitrail.collector.bundle.reader import BundleFormatError
 from aitrail.collector.verify import verify
 
 RUN_ROWS = 100_000
@@ -40,6 +41,10 @@ _AGENT = COLUMNS.index("agent")
 _TURN = COLUMNS.index("turn_type")
 _STORE = COLUMNS.index("store")
 _ORIGIN = COLUMNS.index("origin")
+
+
+class Unreadable(Exception):
+    """The bundle cannot be opened at all (no trailer, bad index, unsafe member names)."""
 
 
 class NotVerified(Exception):
@@ -188,12 +193,15 @@ def analyze(options: AnalyzeOptions) -> AnalyzeResult:
     if not report.ok and not options.force:
         raise NotVerified(report.problems)
     with tempfile.TemporaryDirectory(prefix="aitrail-analyze-") as temp_dir:
+        try:
+            _init_worker(options.bundle, temp_dir, frozenset())
+        except (BundleFormatError, OSError) as exc:
+            raise Unreadable(str(exc)) from exc
         return _analyze(options, report.ok, report.problems, temp_dir)
 
 
 def _analyze(options: AnalyzeOptions, verified: bool, problems: list[str], temp_dir: str) -> AnalyzeResult:
     registry = parsers()
-    _init_worker(options.bundle, temp_dir, frozenset())
     bundle: Bundle = _WORKER["bundle"]
     stats: dict[tuple[str, str], StoreStats] = {}
     not_parsed: dict[tuple[str, str], int] = {}
@@ -223,7 +231,7 @@ def _analyze(options: AnalyzeOptions, verified: bool, problems: list[str], temp_
     kept.sort(key=lambda item: item[0])
     streams = [iter(kept)] + [_read_run(path) for path in runs]
     if not verified:
-        streams.insert(0, iter([_forced_row(problems)]))
+        streams.insert(0, iter([_forced_row(problems, bundle.problems)]))
     _progress(options, f"writing {options.output}")
     count = export.write(options.output, options.format, (row for _, row in heapq.merge(*streams, key=lambda item: item[0])))
     bundle.close()
@@ -267,8 +275,10 @@ def _parse_primary(options: AnalyzeOptions, sources: list[Source], keys: frozens
     return runs, matched
 
 
-def _forced_row(problems: list[str]) -> tuple:
+def _forced_row(problems: list[str], unreadable: list[str]) -> tuple:
     text = ("verify: this bundle FAILED verification and was analyzed only because --force was given; "
             "rows may come from damaged or altered members: " + "; ".join(problems))
+    if unreadable:
+        text += "; not analyzable: " + "; ".join(unreadable)
     _, row = stamp(Draft("system", text, "bundle", timestamp_source="none"), Provenance("", "", "", "", "primary"), 0)
     return (-1,), row

@@ -134,6 +134,7 @@ def write_metadata_members(writer: BundleWriter, entries, counts, run_meta, sign
         (layout.FILES_JSONL, files_jsonl(entries)),
     ]
     tag_files += [(layout.CATALOG_DIR + name, data) for name, data in run_meta["catalog"].raw_files]
+    writer.end_frame()  # damage to the payload's frames then leaves the metadata readable, and the reverse
     for name, data in tag_files:
         writer.add_bytes(name, data, stamp)
     tag_manifest = "".join(

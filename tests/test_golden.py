@@ -64,3 +64,17 @@ def test_worker_processes_do_not_change_the_timeline(cli, tmp_path: Path):
     (tmp_path / "home").rename(tmp_path / "home-1")
     two = timeline(cli, case, tmp_path, "--jobs", "2", name="two.csv")
     assert one == two
+
+
+@pytest.mark.parametrize("case", cases(), ids=lambda path: f"{path.parent.name}/{path.name}")
+def test_readme_states_the_parser_rows_the_golden_file_holds(case: Path):
+    """Each case's README says how many parser: rows it must give, including zero."""
+    import csv
+    import re
+
+    readme = (case / "README.md").read_text()
+    match = re.search(r"Expected `parser:` rows: (\d+)", readme)
+    assert match, f"{case}/README.md must state 'Expected `parser:` rows: N'"
+    with open(case / "expected.csv", newline="", encoding="utf-8") as handle:
+        found = sum(row["text"].startswith("parser:") for row in csv.DictReader(handle))
+    assert found == int(match.group(1))

@@ -38,7 +38,7 @@ from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.formats import cline_tasks as tasks
 from aitrail.analyzer.formats.continue_sessions import last_user_block, message_text, read_index, session_index
 from aitrail.analyzer.formats.jsonl import Line, read_jsonl
-from aitrail.analyzer.formats.text import bad_file, bad_record
+from aitrail.analyzer.formats.text import bad_file, bad_line, bad_record
 from aitrail.analyzer.formats.vscode_state import StateUnreadable, extension_state, read_row
 from aitrail.analyzer.rows import Draft, ns_from_ms
 
@@ -84,6 +84,8 @@ def parse_chat_session(ctx: ParseContext) -> Iterator[Draft]:
         "timestamp_ns": entry.created_ns if entry else None,
         "timestamp_source": "index",
     }
+    if "history" not in document and "perplexityHistory" not in document:
+        yield bad_record("json:/", "session without history or perplexityHistory", json.dumps(document)[:2000])
     model = None
     for list_name in ("history", "perplexityHistory"):
         items = document.get(list_name)
@@ -373,7 +375,7 @@ def parse_output_log(ctx: ParseContext) -> Iterator[Draft]:
     lines = text.split("\n")
     moment = {"timestamp_ns": _log_session_ns(ctx), "timestamp_source": "log-dir"}
     records, preamble = _log_records(lines)
-    if preamble and any(line.strip() for line in preamble[1]):
+    if preamble and any(line.strip(" \t\r") for line in preamble[1]):
         yield bad_record(f"line:{preamble[0]}", "text before the first record separator", "\n".join(preamble[1]))
     model, request = None, None
     for start, body in records:
@@ -482,6 +484,9 @@ def parse_dev_data_chat(ctx: ParseContext) -> Iterator[Draft]:
         base = {"session_id": session_id, "project_path": entry.workspace if entry else "", "model": model,
                 "timestamp_source": "none"}
         prompt = str(record.get("prompt") or "")
+        if not prompt and "completion" not in record and "feedback" not in record:
+            yield bad_line(line.number, "no prompt, completion or feedback", line.raw)
+            continue
         user = last_user_block(prompt)
         if user is not None:
             yield Draft("user", user, line.locator, **base)

@@ -143,6 +143,10 @@ class BundleWriter:
         self._seal_block()
         self._drain(0)
 
+    def end_frame(self) -> None:
+        """Start a new frame for what follows (metadata never shares a frame with payload)."""
+        self._flush_packed()
+
     # -- streamed members -------------------------------------------------------
 
     def add_file_object(self, name: str, source: io.BufferedIOBase, size: int, meta: TarMeta, sha256: str) -> IndexEntry:

@@ -1,0 +1,76 @@
+"""An in-memory stand-in for analyzer.bundle.Bundle, so parsers can be fed any bytes quickly."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sqlite3
+import tempfile
+
+from aitrail.analyzer.bundle import MemberUnreadable, Source
+from aitrail.analyzer.context import ParseContext
+from aitrail.analyzer.dispatch import parse_source
+from aitrail.analyzer.registry import parsers
+
+REGISTRY = parsers()
+
+
+class FakeBundle:
+    """Files given as {(store, path): bytes}; SQLite bytes are written to a temp file to open."""
+
+    def __init__(self, files: dict[tuple[str, str], bytes], collection: dict | None = None, location: str = "home"):
+        self.collection = collection or {"mode": "homes"}
+        self.problems: list[str] = []
+        self._data: dict[str, bytes] = {}
+        self.sources: list[Source] = []
+        self._temp = tempfile.mkdtemp(prefix="aitrail-fake-")
+        for (store, path), data in files.items():
+            member = f"data/{location}/{path}"
+            agent = store.split(".", 1)[0]
+            self._data[member] = data
+            self.sources.append(Source(member=member, sha256=hashlib.sha256(data).hexdigest(), agent=agent,
+                                       store=store, parser=None, origin="primary", format="", location=location,
+                                       path=path, size=len(data), mtime_ns=1_700_000_000_000_000_000))
+
+    def source(self, path: str) -> Source:
+        return next(source for source in self.sources if source.path == path)
+
+    def by_store(self, store: str) -> list[Source]:
+        return [source for source in self.sources if source.store == store]
+
+    def at(self, location: str, path: str, store: str | None = None) -> Source | None:
+        for source in self.sources:
+            if source.location == location and source.path == path and (store is None or source.store == store):
+                return source
+        return None
+
+    def read(self, source: Source) -> bytes:
+        if source.member not in self._data:
+            raise MemberUnreadable(source.member)
+        return self._data[source.member]
+
+    def iter_bytes(self, source: Source):
+        data = self.read(source)
+        for start in range(0, len(data), 7):  # odd chunk size: exercises lines that span chunks
+            yield data[start:start + 7]
+
+    def companions(self, source: Source) -> list[Source]:
+        return []
+
+    def open_sqlite(self, source: Source) -> sqlite3.Connection:
+        handle, path = tempfile.mkstemp(dir=self._temp)
+        with os.fdopen(handle, "wb") as out:
+            out.write(self.read(source))
+        connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        connection.execute("PRAGMA trusted_schema = OFF")
+        return connection
+
+
+def run(bundle: FakeBundle, path: str, parser_id: str) -> list[tuple]:
+    """All rows one parser gives for one fake file (through dispatch, as in a real run)."""
+    return [row for _, row in parse_source(bundle, bundle.source(path), REGISTRY[parser_id], {})]
+
+
+def drafts(bundle: FakeBundle, path: str, parser_id: str):
+    """The parser's own drafts, without dispatch (to see exceptions directly)."""
+    return list(REGISTRY[parser_id](ParseContext(bundle, bundle.source(path), {})))

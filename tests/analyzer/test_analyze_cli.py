@@ -1,0 +1,178 @@
+"""aitrail analyze: refuses damaged bundles, says so when forced, writes nothing outside its temp dir."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from aitrail.analyzer.rows import COLUMNS
+from tests.collector.bundle_tools import flip_byte
+from tests.conftest import FIXTURES
+
+
+@pytest.fixture(scope="module")
+def demo_bundle(tmp_path_factory) -> Path:
+    from click.testing import CliRunner
+
+    from aitrail.collector.cli import main
+
+    out = tmp_path_factory.mktemp("demo") / "demo.tar.zst"
+    result = CliRunner().invoke(main, ["collect", "--home", str(FIXTURES / "pearai" / "agent-task" / "home"),
+                                       "-o", str(out), "--quiet"])
+    assert result.exit_code == 0, result.output
+    return out
+
+
+def test_csv_has_the_17_columns_in_order(cli, demo_bundle, tmp_path):
+    out = tmp_path / "t.csv"
+    assert cli("analyze", demo_bundle, "-o", out, "--quiet").exit_code == 0
+    with open(out, newline="", encoding="utf-8") as handle:
+        rows = list(csv.reader(handle))
+    assert tuple(rows[0]) == COLUMNS and len(COLUMNS) == 17
+    assert all(len(row) == 17 for row in rows)
+    assert all(row[0] == "" or row[0].endswith("Z") for row in rows[1:])
+
+
+def test_jsonl_keeps_column_order_and_matches_csv(cli, demo_bundle, tmp_path):
+    assert cli("analyze", demo_bundle, "-o", tmp_path / "t.csv", "--quiet").exit_code == 0
+    assert cli("analyze", demo_bundle, "-o", tmp_path / "t.jsonl", "--format", "jsonl", "--quiet").exit_code == 0
+    objects = [json.loads(line) for line in (tmp_path / "t.jsonl").read_text().splitlines()]
+    with open(tmp_path / "t.csv", newline="", encoding="utf-8") as handle:
+        rows = list(csv.reader(handle))[1:]
+    assert [tuple(obj) for obj in objects[:1]] == [COLUMNS]
+    assert [list(obj.values()) for obj in objects] == rows
+
+
+def test_every_row_is_traceable(cli, demo_bundle, tmp_path):
+    from aitrail.collector.bundle.reader import BundleReader
+
+    out = tmp_path / "t.csv"
+    cli("analyze", demo_bundle, "-o", out, "--quiet")
+    with open(out, newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    with BundleReader(demo_bundle) as reader:
+        for row in rows:
+            member = reader.member(row["source"])
+            assert member.sha256 == row["source_sha256"]
+            assert row["locator"] and row["event_id"]
+    assert len({row["event_id"] for row in rows}) == len(rows)
+
+
+def test_summary_json_counts_files_rows_and_recoveries(cli, demo_bundle, tmp_path):
+    summary_path = tmp_path / "s.json"
+    result = cli("analyze", demo_bundle, "-o", tmp_path / "t.csv", "--summary", summary_path, "--quiet")
+    assert result.exit_code == 0
+    summary = json.loads(summary_path.read_text())
+    stores = {item["store"]: item for item in summary["stores"]}
+    assert summary["verified"] is True
+    assert stores["pearai.agent_tasks"]["files"] == 4 and stores["pearai.agent_tasks"]["bad_records"] == 1
+    assert stores["pearai.global_state_backup"]["secondary_kept"] == 3
+    assert stores["pearai.global_state_backup"]["secondary_dropped"] == 4
+    assert summary["rows"] == sum(item["rows"] for item in summary["stores"])
+    assert "pearai.agent_tasks" in result.stderr  # the same table on stderr
+
+
+def test_damaged_bundle_is_refused(cli, demo_bundle, tmp_path):
+    damaged = tmp_path / "d.tar.zst"
+    shutil.copyfile(demo_bundle, damaged)
+    flip_byte(damaged, 200)
+    out = tmp_path / "t.csv"
+    result = cli("analyze", damaged, "-o", out, "--quiet")
+    assert result.exit_code == 1 and "failed verification" in result.stderr
+    assert not out.exists()
+
+
+def test_forced_analysis_says_so_in_every_output(cli, demo_bundle, tmp_path):
+    damaged = tmp_path / "d.tar.zst"
+    shutil.copyfile(demo_bundle, damaged)
+    flip_byte(damaged, 200)  # inside the first frame: its members become unreadable
+    out, summary = tmp_path / "t.csv", tmp_path / "s.json"
+    result = cli("analyze", damaged, "-o", out, "--force", "--summary", summary, "--quiet")
+    assert result.exit_code == 0
+    with open(out, newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    assert rows[0]["text"].startswith("verify: this bundle FAILED verification")
+    assert json.loads(summary.read_text())["verified"] is False
+    assert "FAILED verification" in result.stderr
+    assert any(row["text"].startswith("parser: member unreadable") for row in rows)
+
+
+def test_usage_errors(cli, demo_bundle, tmp_path):
+    existing = tmp_path / "exists.csv"
+    existing.write_text("keep")
+    assert cli("analyze", demo_bundle, "-o", existing).exit_code == 2
+    assert existing.read_text() == "keep"
+    assert cli("analyze", demo_bundle, "-o", tmp_path / "x", "--format", "xml").exit_code == 2
+    assert cli("analyze", demo_bundle).exit_code == 2
+
+
+def test_analysis_writes_only_its_output(cli, demo_bundle, tmp_path, monkeypatch):
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    monkeypatch.setenv("TMPDIR", str(temp))
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", None)
+    before = sorted(os.listdir(demo_bundle.parent))
+    assert cli("analyze", demo_bundle, "-o", work / "t.csv", "--quiet").exit_code == 0
+    assert sorted(os.listdir(work)) == ["t.csv"]
+    assert sorted(os.listdir(demo_bundle.parent)) == before
+    assert os.listdir(temp) == []  # the temporary directory is gone
+
+
+def test_agent_filter(cli, demo_bundle, tmp_path):
+    out = tmp_path / "t.csv"
+    assert cli("analyze", demo_bundle, "-o", out, "--agent", "codex", "--quiet").exit_code == 0
+    assert out.read_text().count("\n") == 1  # header only: the bundle holds no codex files
+
+
+def _bundle_with_member(tmp_path: Path, name: str, monkeypatch) -> Path:
+    """A bundle whose index names a member the writer would normally refuse."""
+    from aitrail.collector.bundle import layout, writer as writer_module
+    from aitrail.collector.bundle.writer import BundleWriter, TarMeta
+
+    monkeypatch.setattr(writer_module.layout, "is_safe_member_name", lambda _name: True)
+    path = tmp_path / "evil.tar.zst"
+    writer = BundleWriter(str(path))
+    writer.add_bytes(name, b"payload", TarMeta(0o644, 0, 0, 0))
+    writer.add_bytes(layout.FILES_JSONL, json.dumps({"agent": "pearai", "store": "pearai.chat_sessions",
+                     "outcome": "collected", "member": name, "parser": "pearai.chat_session.v1"}).encode(),
+                     TarMeta(0o644, 0, 0, 0))
+    writer.finish()
+    monkeypatch.undo()
+    return path
+
+
+@pytest.mark.parametrize("name", ["data/h/../../../tmp/evil.json", "/etc/evil.json", "data/h/a\nb.json"])
+def test_path_traversal_bundle_is_refused_even_when_forced(cli, tmp_path, monkeypatch, name):
+    bundle = _bundle_with_member(tmp_path, name, monkeypatch)
+    for extra in ((), ("--force",)):
+        out = tmp_path / f"t{len(extra)}.csv"
+        result = cli("analyze", bundle, "-o", out, "--quiet", *extra)
+        assert result.exit_code == 1
+        assert "unsafe member name" in result.stderr
+        assert not out.exists()
+    assert not Path("/tmp/evil.json").exists() and not Path("/etc/evil.json").exists()
+
+
+def test_forced_run_with_unreadable_files_jsonl_says_what_it_could_not_do(cli, demo_bundle, tmp_path):
+    from aitrail.collector.bundle.reader import BundleReader
+
+    damaged = tmp_path / "d.tar.zst"
+    shutil.copyfile(demo_bundle, damaged)
+    with BundleReader(damaged) as reader:
+        member = reader.member("aitrail/files.jsonl")
+    flip_byte(damaged, member.frame_offset + member.frame_length // 2)
+    out = tmp_path / "t.csv"
+    assert cli("analyze", damaged, "-o", out, "--force", "--quiet").exit_code == 0
+    with open(out, newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    assert len(rows) == 1 and "files.jsonl unreadable" in rows[0]["text"]
