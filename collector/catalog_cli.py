@@ -38,10 +38,33 @@ def list_agents(directory: Path | None) -> None:
     click.echo(f"catalog digest sha256:{catalog.digest}")
 
 
+def markdown_table(agent) -> str:
+    """The Collection table of docs/agents/<agent>.md (kept in step by tests/test_docs.py)."""
+    lines = ["| store | role | format | origin | parser | home-relative globs |", "|---|---|---|---|---|---|"]
+    for store in agent.stores:
+        root = agent.root(store.root)
+        bases = list(root.paths) or []
+        bases += [f"${env.var}" + (f"/{env.join}" if env.join else "") for env in root.env]
+        bases += [f"<{setting.key}>" for setting in root.settings]
+        globs = [f"{base}/{plain}" if base != "." else plain
+                 for pattern in store.include for plain in expand_braces(pattern) for base in bases]
+        origin = "**never collected**" if store.collect == "never" else store.origin
+        cell = "<br>".join(f"`{glob}`" for glob in globs)
+        lines.append(f"| `{store.id}` | {store.role} | {store.format} | {origin} | "
+                     f"{'`' + store.parser + '`' if store.parser else '-'} | {cell} |")
+    excludes = [f"`{path}/{pattern}`" for root in agent.roots for pattern in root.exclude
+                for path in (root.paths or [f"<{root.id}>"])]
+    if excludes:
+        lines.append("")
+        lines.append("Pruned before they are walked: " + ", ".join(excludes) + ".")
+    return "\n".join(lines) + "\n"
+
+
 @catalog_group.command("show")
 @click.argument("agent_id")
 @click.option("--catalog", "directory", type=click.Path(file_okay=False, exists=True, path_type=Path))
-def show_agent(agent_id: str, directory: Path | None) -> None:
+@click.option("--markdown", is_flag=True, help="Print the Collection table of the agent's docs page.")
+def show_agent(agent_id: str, directory: Path | None, markdown: bool) -> None:
     """Every root and store of AGENT_ID with its home-relative globs."""
     catalog = _load_or_exit(directory)
     try:
@@ -49,6 +72,9 @@ def show_agent(agent_id: str, directory: Path | None) -> None:
     except KeyError:
         known = ", ".join(a.agent for a in catalog.agents)
         raise click.UsageError(f"unknown agent {agent_id!r}; known: {known}") from None
+    if markdown:
+        click.echo(markdown_table(agent), nl=False)
+        return
     click.echo(f"{agent.agent}: {agent.name}")
     click.echo(agent.summary.strip())
     for root in agent.roots:
