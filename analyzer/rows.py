@@ -13,7 +13,9 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import re
+import struct
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 COLUMNS = (
     "timestamp_utc", "session_id", "project_path", "git_branch", "turn_type", "model", "tool_name",
@@ -26,7 +28,7 @@ ORIGINS = ("primary", "secondary")
 
 
 
-@dataclass
+@dataclass(slots=True)
 class Draft:
     """What a parser knows about one row; provenance is added by ``stamp``."""
 
@@ -75,6 +77,7 @@ def ns_from_seconds(value) -> int | None:
     return int(round(number * 1_000_000_000))
 
 
+_EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
 _ISO = re.compile(r"^(\d{4})-(\d\d)-(\d\d)[T ](\d\d):(\d\d):(\d\d)(?:[.,](\d{1,9}))?(Z|[+-]\d\d:?\d\d)?$")
 
 
@@ -106,18 +109,25 @@ def format_timestamp(ns: int | None) -> str:
     if ns is None:
         return ""
     seconds, nanos = divmod(ns, 1_000_000_000)
-    base = (dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc) + dt.timedelta(seconds=seconds)).strftime("%Y-%m-%dT%H:%M:%S")
+    base = _utc_seconds(seconds)
     if nanos % 1_000_000 == 0:
         return f"{base}.{nanos // 1_000_000:03d}Z"
     return f"{base}.{nanos:09d}Z"
 
 
+@lru_cache(maxsize=4096)
+def _utc_seconds(seconds: int) -> str:
+    return (_EPOCH + dt.timedelta(seconds=seconds)).strftime("%Y-%m-%dT%H:%M:%S")
+
+
 def event_id(source_sha256: str, locator: str, turn_type: str, ordinal: int) -> str:
-    payload = f"{source_sha256}\0{locator}\0{turn_type}\0{ordinal}".encode()
-    return hashlib.sha256(payload).hexdigest()[:32]
+    return _sha256(f"{source_sha256}\0{locator}\0{turn_type}\0{ordinal}".encode()).hexdigest()[:32]
 
 
-def stamp(draft: Draft, provenance: Provenance, ordinal: int) -> tuple[tuple, tuple[str, ...]]:
+_sha256 = hashlib.sha256
+
+
+def stamp(draft: Draft, provenance: Provenance, ordinal: int) -> tuple[bytes, tuple[str, ...]]:
     """Return (sort key, row) for a draft; the row's values follow COLUMNS."""
     origin = draft.origin or provenance.origin
     row = (
@@ -127,6 +137,23 @@ def stamp(draft: Draft, provenance: Provenance, ordinal: int) -> tuple[tuple, tu
         draft.timestamp_source if draft.timestamp_ns is not None else "none", origin,
         event_id(provenance.source_sha256, draft.locator, draft.turn_type, ordinal),
     )
-    has_time = draft.timestamp_ns is not None
-    key = (0 if has_time else 1, draft.timestamp_ns or 0, provenance.agent, provenance.source, ordinal)
-    return key, row
+    return sort_key(draft.timestamp_ns, provenance.agent, provenance.source, ordinal), row
+
+
+def sort_key(timestamp_ns: int | None, agent: str, source: str, ordinal: int) -> bytes:
+    """The row order as bytes, so runs can be merged by plain byte comparison.
+
+    Timed rows (0x00, time offset to unsigned) before untimed ones (0x01); then
+    agent, source (NUL-terminated: NUL sorts before any character) and ordinal.
+    """
+    if timestamp_ns is None:
+        head = _UNTIMED
+    else:
+        head = _TIMED.pack(0, timestamp_ns + _OFFSET)
+    return b"".join((head, agent.encode(), b"\0", source.encode(), b"\0", _ORDINAL.pack(ordinal)))
+
+
+_TIMED = struct.Struct(">BQ")
+_ORDINAL = struct.Struct(">Q")
+_OFFSET = 1 << 63
+_UNTIMED = _TIMED.pack(1, 0)

@@ -2,13 +2,15 @@
 
 Order of work:
 
-1. verify the bundle (refuse it if damaged, unless forced; a forced run puts
-   a ``verify:`` row first in the timeline and says so in the summary);
-2. parse the secondary stores (logs, side tables, backups); their rows are few
+1. parse the secondary stores (logs, side tables, backups); their rows are few
    and stay in memory, and their dedup keys are handed to the workers;
-3. parse the primary stores in worker processes (one per core), each writing
-   sorted runs of rows to the analyzer's temporary directory and reporting
-   which secondary keys its rows matched;
+2. verify the bundle, in a worker process, while other workers (one per core)
+   parse the primary stores, each writing sorted runs of rendered rows to the
+   analyzer's temporary directory and reporting which secondary keys its rows
+   matched;
+3. refuse the bundle if verification failed (unless forced; a forced run puts
+   a ``verify:`` row first and says so in the summary) before anything is
+   written;
 4. drop the secondary rows that a primary row matched, keep the others as
    ``origin=secondary``, and merge everything into one sorted timeline.
 
@@ -22,7 +24,7 @@ import hashlib
 import heapq
 import multiprocessing
 import os
-import pickle
+import struct
 import sys
 import tempfile
 from dataclasses import dataclass, field
@@ -35,7 +37,7 @@ from aitrail.analyzer.rows import COLUMNS, stamp, Draft, Provenance
 from aitrail.collector.bundle.reader import BundleFormatError
 from aitrail.collector.verify import verify
 
-RUN_ROWS = 100_000
+RUN_BYTES = 32 * 1024 * 1024  # rendered text a worker holds before it writes a sorted run
 _TEXT = COLUMNS.index("text")
 _AGENT = COLUMNS.index("agent")
 _TURN = COLUMNS.index("turn_type")
@@ -113,73 +115,92 @@ def dedup_key(row: tuple) -> bytes:
 _WORKER: dict = {}
 
 
-def _init_worker(bundle_path: str, temp_dir: str, secondary_keys: frozenset) -> None:
-    _WORKER["bundle"] = Bundle(bundle_path, temp_dir=temp_dir)
+def _init_worker(bundle_path: str, temp_dir: str, secondary_keys: frozenset, format_name: str = "csv",
+                 check_digests: bool = True) -> None:
+    _WORKER["bundle"] = Bundle(bundle_path, temp_dir=temp_dir, check_digests=check_digests)
     _WORKER["registry"] = parsers()
     _WORKER["cache"] = {}
     _WORKER["keys"] = secondary_keys
     _WORKER["temp"] = temp_dir
+    _WORKER["render"] = export.renderer(format_name)
 
 
 def _parse_batch(members: list[str], batch: int) -> tuple[list[str], list[tuple], set]:
-    """Parse some sources; write sorted runs; return run paths, per-file stats and matched keys."""
+    """Parse some sources; write sorted runs of rendered lines; return run paths, stats, matched keys."""
     bundle: Bundle = _WORKER["bundle"]
+    render = _WORKER["render"]
+    keys = _WORKER["keys"]
     by_member = {source.member: source for source in bundle.sources}
     runs: list[str] = []
     stats: list[tuple] = []
     matched: set = set()
     pending: list[tuple] = []
+    held = 0
     for member in members:
         source = by_member[member]
         rows = bad = 0
         for key, row in parse_source(bundle, source, _WORKER["registry"][source.parser], _WORKER["cache"]):
             rows += 1
             bad += row[_TEXT].startswith("parser:")
-            if _WORKER["keys"]:
+            if keys:
                 digest = dedup_key(row)
-                if digest in _WORKER["keys"]:
+                if digest in keys:
                     matched.add(digest)
-            pending.append((key, row))
-            if len(pending) >= RUN_ROWS:
+            line = render(row)
+            pending.append((key, line))
+            held += len(line)
+            if held >= RUN_BYTES:
                 runs.append(_write_run(pending, batch, len(runs)))
-                pending = []
+                pending, held = [], 0
         stats.append((source.agent, source.store, rows, bad))
     if pending:
         runs.append(_write_run(pending, batch, len(runs)))
     return runs, stats, matched
 
 
-def _write_run(rows: list[tuple], batch: int, number: int) -> str:
-    rows.sort(key=lambda item: item[0])
-    path = os.path.join(_WORKER["temp"], f"run-{os.getpid()}-{batch}-{number}.pickle")
+_RECORD = struct.Struct(">II")
+
+
+def _write_run(items: list[tuple[bytes, str]], batch: int, number: int) -> str:
+    """A sorted run: records of (key length, line length, key, UTF-8 line)."""
+    items.sort()
+    path = os.path.join(_WORKER["temp"], f"run-{os.getpid()}-{batch}-{number}.bin")
     with open(path, "xb") as handle:
-        pickler = pickle.Pickler(handle, protocol=pickle.HIGHEST_PROTOCOL)
-        for item in rows:
-            pickler.dump(item)
+        for start in range(0, len(items), 4096):
+            parts = []
+            for key, line in items[start:start + 4096]:
+                data = line.encode("utf-8")
+                parts += (_RECORD.pack(len(key), len(data)), key, data)
+            handle.write(b"".join(parts))
     return path
 
 
 def _read_run(path: str):
-    with open(path, "rb") as handle:
-        unpickler = pickle.Unpickler(handle)
+    with open(path, "rb", buffering=1024 * 1024) as handle:
         while True:
-            try:
-                yield unpickler.load()
-            except EOFError:
+            head = handle.read(_RECORD.size)
+            if not head:
                 return
+            key_length, line_length = _RECORD.unpack(head)
+            yield handle.read(key_length), handle.read(line_length)
 
 
 # -- coordinator side ------------------------------------------------------------------------
 
 
 def _batches(sources: list[Source], count: int) -> list[list[str]]:
-    """Split sources into about ``count`` batches of similar byte size (largest first)."""
-    batches: list[list[str]] = [[] for _ in range(max(1, count))]
-    sizes = [0] * len(batches)
-    for source in sorted(sources, key=lambda item: (-item.size, item.member)):
-        smallest = sizes.index(min(sizes))
-        batches[smallest].append(source.member)
-        sizes[smallest] += max(1, source.size)
+    """Contiguous runs of sources in bundle order (members of one frame stay together), of similar size."""
+    ordered = sorted(sources, key=lambda item: item.order)
+    total = sum(max(1, source.size) for source in ordered)
+    target = total / max(1, count)
+    batches: list[list[str]] = [[]]
+    size = 0
+    for source in ordered:
+        if size >= target and len(batches) < count:
+            batches.append([])
+            size = 0
+        batches[-1].append(source.member)
+        size += max(1, source.size)
     return [batch for batch in batches if batch]
 
 
@@ -189,18 +210,20 @@ def _progress(options: AnalyzeOptions, message: str) -> None:
 
 
 def analyze(options: AnalyzeOptions) -> AnalyzeResult:
-    report = verify(options.bundle)
-    if not report.ok and not options.force:
-        raise NotVerified(report.problems)
+    """Verify and parse; nothing is written unless the bundle verified (or the run is forced)."""
     with tempfile.TemporaryDirectory(prefix="aitrail-analyze-") as temp_dir:
         try:
-            _init_worker(options.bundle, temp_dir, frozenset())
+            _init_worker(options.bundle, temp_dir, frozenset(), options.format, check_digests=options.force)
         except (BundleFormatError, OSError) as exc:
             raise Unreadable(str(exc)) from exc
-        return _analyze(options, report.ok, report.problems, temp_dir)
+        try:
+            return _analyze(options, temp_dir)
+        finally:
+            _WORKER["bundle"].close()
+            _WORKER.clear()
 
 
-def _analyze(options: AnalyzeOptions, verified: bool, problems: list[str], temp_dir: str) -> AnalyzeResult:
+def _analyze(options: AnalyzeOptions, temp_dir: str) -> AnalyzeResult:
     registry = parsers()
     bundle: Bundle = _WORKER["bundle"]
     stats: dict[tuple[str, str], StoreStats] = {}
@@ -215,10 +238,13 @@ def _analyze(options: AnalyzeOptions, verified: bool, problems: list[str], temp_
     secondary = [source for source in parsable if source.origin == "secondary"]
     primary = [source for source in parsable if source.origin != "secondary"]
 
-    _progress(options, f"parsing {len(secondary)} secondary and {len(primary)} primary files")
+    _progress(options, f"verifying, and parsing {len(secondary)} secondary and {len(primary)} primary files")
     secondary_rows = _parse_secondary(secondary, stats)
     keys = frozenset(dedup_key(row) for _, row in secondary_rows)
-    runs, matched = _parse_primary(options, primary, keys, temp_dir, stats)
+    report, runs, matched = _parse_primary(options, primary, keys, temp_dir, stats)
+    if not report.ok and not options.force:
+        raise NotVerified(report.problems)
+    render = export.renderer(options.format)
     kept = []
     for key, row in secondary_rows:
         entry = stats[(row[_AGENT], row[_STORE])]
@@ -227,16 +253,15 @@ def _analyze(options: AnalyzeOptions, verified: bool, problems: list[str], temp_
             entry.rows -= 1
         else:
             entry.secondary_kept += 1 if row[_ORIGIN] == "secondary" else 0
-            kept.append((key, row))
-    kept.sort(key=lambda item: item[0])
+            kept.append((key, render(row).encode("utf-8")))
+    kept.sort()
     streams = [iter(kept)] + [_read_run(path) for path in runs]
-    if not verified:
-        streams.insert(0, iter([_forced_row(problems, bundle.problems)]))
+    if not report.ok:
+        key, row = _forced_row(report.problems, bundle.problems)
+        streams.insert(0, iter([(key, render(row).encode("utf-8"))]))
     _progress(options, f"writing {options.output}")
-    count = export.write(options.output, options.format, (row for _, row in heapq.merge(*streams, key=lambda item: item[0])))
-    bundle.close()
-    _WORKER.clear()
-    return AnalyzeResult(count, verified, problems, stats, not_parsed)
+    count = export.write_lines(options.output, options.format, (line for _, line in heapq.merge(*streams)))
+    return AnalyzeResult(count, report.ok, report.problems, stats, not_parsed)
 
 
 def _parse_secondary(sources: list[Source], stats) -> list[tuple]:
@@ -252,19 +277,32 @@ def _parse_secondary(sources: list[Source], stats) -> list[tuple]:
 
 
 def _parse_primary(options: AnalyzeOptions, sources: list[Source], keys: frozenset, temp_dir: str, stats):
+    """Parse the primary sources while the bundle is verified, each in worker processes when there are cores.
+
+    Verification runs in a pool worker of its own, beside the parsing workers:
+    no output is written until its result is known (the caller refuses a
+    failed bundle then), and it keeps an otherwise idle core busy.
+    """
     jobs = options.jobs or os.cpu_count() or 1
     batches = _batches(sources, jobs * 4 if len(sources) > 1 else 1)
     runs: list[str] = []
     matched: set = set()
     if jobs <= 1 or len(batches) <= 1:
+        report = verify(options.bundle)
         _WORKER["keys"] = keys
         results = [_parse_batch(batch, number) for number, batch in enumerate(batches)]
     else:
-        context = multiprocessing.get_context("spawn")
-        with concurrent.futures.ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_init_worker,
-                                                    initargs=(options.bundle, temp_dir, keys)) as pool:
+        # fork: workers start at once and inherit this process's modules (it runs no threads
+        # here); spawn where fork does not exist.
+        method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+        context = multiprocessing.get_context(method)
+        with concurrent.futures.ProcessPoolExecutor(
+                max_workers=jobs + 1, mp_context=context, initializer=_init_worker,
+                initargs=(options.bundle, temp_dir, keys, options.format, options.force)) as pool:
+            verifying = pool.submit(verify, options.bundle)
             futures = [pool.submit(_parse_batch, batch, number) for number, batch in enumerate(batches)]
             results = [future.result() for future in futures]
+            report = verifying.result()
     for batch_runs, batch_stats, batch_matched in results:
         runs.extend(batch_runs)
         matched |= batch_matched
@@ -272,7 +310,7 @@ def _parse_primary(options: AnalyzeOptions, sources: list[Source], keys: frozens
             entry = stats[(agent, store)]
             entry.rows += rows
             entry.bad_records += bad
-    return runs, matched
+    return report, runs, matched
 
 
 def _forced_row(problems: list[str], unreadable: list[str]) -> tuple:
@@ -281,4 +319,4 @@ def _forced_row(problems: list[str], unreadable: list[str]) -> tuple:
     if unreadable:
         text += "; not analyzable: " + "; ".join(unreadable)
     _, row = stamp(Draft("system", text, "bundle", timestamp_source="none"), Provenance("", "", "", "", "primary"), 0)
-    return (-1,), row
+    return b"", row  # the empty key sorts before every other

@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import lru_cache
 
 RESULT_HEADER = re.compile(r"^\[(?P<tool>[a-z_]+)(?P<args>.*?)\] Result:[ \t]*(?:\n(?P<rest>.*))?$", re.DOTALL)
 NOT_EXECUTED = re.compile(r"^Tool \[(?P<tool>[a-z_]+)\] was not executed because")
@@ -43,58 +44,46 @@ class Segment:
     kind: str  # text | thinking | tool
     text: str
     tool_name: str = ""
-    params: dict = field(default_factory=dict)
     complete: bool = True
 
 
-def split_assistant_text(text: str, tool_names: tuple[str, ...], param_names: tuple[str, ...] = ()) -> list[Segment]:
-    """Split assistant text into prose, <thinking> blocks and XML tool calls, in order."""
+@lru_cache(maxsize=16)
+def _opening_tags(tool_names: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile("<(" + "|".join(re.escape(name) for name in (_THINKING, *tool_names)) + ")>")
+
+
+def split_assistant_text(text: str, tool_names: tuple[str, ...]) -> list[Segment]:
+    """Split assistant text into prose, <thinking> blocks and XML tool calls, in order.
+
+    A tag without its closing tag (a reply cut off mid-call) runs to the end of
+    the text and is marked incomplete.
+    """
     segments: list[Segment] = []
-    tags = (_THINKING, *tool_names)
+    opening = _opening_tags(tool_names)
     position = 0
     while position < len(text):
-        found = _next_tag(text, position, tags)
+        found = opening.search(text, position)
         if found is None:
             _add_text(segments, text[position:])
             break
-        start, tag = found
+        start, tag = found.start(), found.group(1)
         _add_text(segments, text[position:start])
         closing = f"</{tag}>"
-        end = text.find(closing, start)
+        end = text.find(closing, found.end())
         complete = end >= 0
         stop = end + len(closing) if complete else len(text)
-        block = text[start:stop]
         if tag == _THINKING:
-            inner = block[len("<thinking>"): -len(closing) if complete else None]
+            inner = text[found.end(): end if complete else stop]
             segments.append(Segment("thinking", inner.strip("\n"), complete=complete))
         else:
-            segments.append(Segment("tool", block, tool_name=tag, params=tool_params(block, param_names),
-                                    complete=complete))
+            segments.append(Segment("tool", text[start:stop], tool_name=tag, complete=complete))
         position = stop
     return segments
-
-
-def _next_tag(text: str, position: int, tags: tuple[str, ...]) -> tuple[int, str] | None:
-    best: tuple[int, str] | None = None
-    for tag in tags:
-        index = text.find(f"<{tag}>", position)
-        if index >= 0 and (best is None or index < best[0]):
-            best = (index, tag)
-    return best
 
 
 def _add_text(segments: list[Segment], text: str) -> None:
     if text.strip():
         segments.append(Segment("text", text.strip("\n")))
-
-
-def tool_params(block: str, param_names: tuple[str, ...]) -> dict:
-    params = {}
-    for name in param_names:
-        match = re.search(rf"<{name}>\n?(.*?)\n?</{name}>", block, re.DOTALL)
-        if match:
-            params[name] = match.group(1)
-    return params
 
 
 @dataclass

@@ -24,7 +24,7 @@ References: trypear/pearai-submodule@51eceef core/index.d.ts:207-332, core/util/
 core/llm/index.ts:247-291,373-384,548-588, extensions/vscode/src/extension/VsCodeExtension.ts:132-155;
 trypear/PearAI-Roo-Code@0b6df73 src/core/Cline.ts:323-327,1271-1386, src/core/prompts/responses.ts:8-14,
 src/schemas/index.ts:327-352,584-597; trypear/PearAI-Roo-Code@7bd0c94 src/core/assistant-message/index.ts
-(tool and parameter names).
+(tool names).
 """
 
 from __future__ import annotations
@@ -48,11 +48,6 @@ TOOL_NAMES = (
     "search_files", "list_files", "list_code_definition_names", "browser_action", "use_mcp_tool",
     "access_mcp_resource", "ask_followup_question", "attempt_completion", "switch_mode", "new_task",
     "show_task_plan",
-)
-PARAM_NAMES = (
-    "command", "path", "content", "line_count", "regex", "file_pattern", "recursive", "action", "url",
-    "coordinate", "text", "server_name", "tool_name", "arguments", "uri", "question", "result", "diff",
-    "start_line", "end_line", "mode_slug", "reason", "operations", "mode", "message",
 )
 APPROVAL_KEYS = (
     "autoApprovalEnabled", "alwaysAllowReadOnly", "alwaysAllowReadOnlyOutsideWorkspace", "alwaysAllowWrite",
@@ -209,7 +204,7 @@ def _api_history(ctx: ParseContext) -> Iterator[Draft]:
 def _assistant(blocks: list, index: int, locator: str, moment: dict, calls: list[Draft]) -> Iterator[Draft]:
     for position, block in enumerate(blocks):
         where = f"{locator}/content/{position}"
-        for segment in tasks.split_assistant_text(tasks.block_text(block), TOOL_NAMES, PARAM_NAMES):
+        for segment in tasks.split_assistant_text(tasks.block_text(block), TOOL_NAMES):
             if segment.kind == "text":
                 yield Draft("assistant", segment.text, where, **moment)
             elif segment.kind == "thinking":

@@ -18,6 +18,8 @@ from aitrail.collector.bundle import layout
 from aitrail.collector.bundle.layout import IndexEntry
 
 CHUNK = 1024 * 1024
+CACHE_LIMIT = 32 * 1024 * 1024  # members up to this size are read through the frame cache
+FRAME_LIMIT = 2 * CACHE_LIMIT
 
 
 class BundleFormatError(ValueError):
@@ -41,6 +43,7 @@ class BundleReader:
             self._file.close()
             raise
         self._by_name = {member.name: member for member in self.members}
+        self._cached_frame: tuple[int, bytes] | None = None  # the last packed frame read whole
 
     def __enter__(self) -> "BundleReader":
         return self
@@ -155,7 +158,18 @@ class BundleReader:
             raise BundleFormatError(f"{member.name}: bytes after the end of its zstd frame")
 
     def iter_data(self, member: Member) -> Iterator[bytes]:
-        """The member's data only, in chunks (no header, no padding, no other members)."""
+        """The member's data only, in chunks (no header, no padding, no other members).
+
+        The frame of a member up to CACHE_LIMIT is decompressed whole and kept
+        until another frame is read, so reading the members of a packed frame in
+        order costs one decompression; larger members are streamed.
+        """
+        if member.size <= CACHE_LIMIT:
+            frame = self._packed_frame(member)
+            if len(frame) < member.data_offset + member.size:
+                raise BundleFormatError(f"{member.name}: data shorter than its index entry")
+            yield frame[member.data_offset: member.data_offset + member.size]
+            return
         skip, remaining = member.data_offset, member.size
         for chunk in self.iter_decompressed(member):
             if skip:
@@ -169,6 +183,17 @@ class BundleReader:
                 break
         if remaining:
             raise BundleFormatError(f"{member.name}: data shorter than its index entry")
+
+    def _packed_frame(self, member: Member) -> bytes:
+        if self._cached_frame is None or self._cached_frame[0] != member.frame_offset:
+            chunks, total = [], 0
+            for chunk in self.iter_decompressed(member):
+                total += len(chunk)
+                if total > FRAME_LIMIT:  # no aitrail writer makes such a frame: refuse a decompression bomb
+                    raise BundleFormatError(f"{member.name}: its frame decompresses to more than {FRAME_LIMIT} bytes")
+                chunks.append(chunk)
+            self._cached_frame = (member.frame_offset, b"".join(chunks))
+        return self._cached_frame[1]
 
     def read_data(self, name: str) -> bytes:
         return b"".join(self.iter_data(self.member(name)))

@@ -1,0 +1,242 @@
+"""Analyzer benchmark: aitrail analyze against a decode-only floor, same bundle, one run.
+
+    python bench/analyze_bench.py [--work DIR] [--megabytes 320] [--repeat 3]
+
+Builds (once, cached in --work) a home with at least --megabytes of agent
+transcripts in the formats the analyzer parses (today: PearAI agent tasks and
+chat sessions), collects it into a bundle, then times side by side:
+
+* floor:   decompress every parsed member through the bundle index and
+           json-decode it (whole documents; JSONL line by line), nothing else;
+* aitrail: aitrail analyze BUNDLE -o timeline.csv (default jobs: one per core).
+
+Reports rows/s, MB/s, wall time, CPU use (user+sys over wall: about 2.0 means
+both cores busy) and the peak resident memory of the whole process tree,
+sampled every 50 ms. Timings are for reading, never for pass/fail tests.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import random
+import resource
+import shutil
+import sqlite3
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+WORDS = ("the build fails because make all needs a target run the tests again read the file utils slug py "
+         "lower case dashes unicode handling npm test passing failing error stack trace module import").split()
+TOOLS = ("execute_command", "read_file", "write_to_file", "search_files", "list_files")
+
+FLOOR = r"""
+import json, sys
+from aitrail.collector.bundle.reader import BundleReader
+rows = 0
+with BundleReader(sys.argv[1]) as reader:
+    records = [json.loads(line) for line in reader.read_data("aitrail/files.jsonl").splitlines()]
+    for record in records:
+        if record.get("outcome") != "collected" or not record.get("parser") or not record["member"].startswith("data/"):
+            continue
+        data = reader.read_data(record["member"])
+        if record["format"] == "jsonl":
+            for line in data.splitlines():
+                if line.strip():
+                    json.loads(line); rows += 1
+        elif record["format"] == "json":
+            value = json.loads(data); rows += len(value) if isinstance(value, list) else 1
+print(rows)
+"""
+
+
+def words(rng: random.Random, count: int) -> str:
+    return " ".join(rng.choice(WORDS) for _ in range(count))
+
+
+PROFILES = {
+    # words per tool result: "dense" is a worst case of short results (many rows per MB);
+    # "typical" has results of a few kilobytes, like file reads and test output.
+    "dense": (50, 400),
+    "typical": (300, 1500),
+}
+
+
+def task_messages(rng: random.Random, start_ms: int, target: int, result_words: tuple[int, int]) -> list[dict]:
+    messages = [{"role": "user", "content": [{"type": "text", "text": f"<task>\n{words(rng, 30)}\n</task>"},
+                                             {"type": "text", "text": "<environment_details>\n# Current Workspace Directory (/home/u/p) Files\n</environment_details>"}],
+                 "ts": start_ms}]
+    size, step = 0, 0
+    while size < target:
+        step += 1
+        tool = rng.choice(TOOLS)
+        call = {"role": "assistant", "content": [{"type": "text", "text": f"<thinking>{words(rng, 20)}</thinking>\n\n{words(rng, 15)}\n\n<{tool}>\n<path>src/{step}.py</path>\n</{tool}>"}],
+                "ts": start_ms + step * 2000}
+        result = {"role": "user", "content": [{"type": "text", "text": f"[{tool} for 'src/{step}.py'] Result:"},
+                                              {"type": "text", "text": words(rng, rng.randint(*result_words))}],
+                  "ts": start_ms + step * 2000 + 1000}
+        messages += [call, result]
+        size += len(json.dumps(call)) + len(json.dumps(result))
+    return messages
+
+
+def build_home(home: Path, megabytes: int, profile: str, seed: int = 11) -> dict:
+    rng = random.Random(seed)
+    tasks_dir = home / ".config/PearAI/User/globalStorage/pearai.pearai-roo-cline/tasks"
+    history, total, files = [], 0, 0
+    task_number = 0
+    while total < megabytes * 1_000_000:
+        task_number += 1
+        task_id = str(1759400000000 + task_number * 1000)
+        messages = task_messages(rng, int(task_id), rng.randint(40_000, 160_000), PROFILES[profile])
+        path = tasks_dir / task_id / "api_conversation_history.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        data = json.dumps(messages, separators=(",", ":"))
+        path.write_text(data)
+        total += len(data)
+        files += 1
+        history.append({"id": task_id, "number": task_number, "ts": int(task_id), "task": words(rng, 8),
+                        "tokensIn": 1000, "tokensOut": 100, "totalCost": 0.01, "workspace": f"/home/u/p{task_number % 20}"})
+    sessions = home / ".pearai/sessions"
+    sessions.mkdir(parents=True)
+    index = []
+    for number in range(200):
+        session_id = f"00000000-0000-4000-8000-{number:012d}"
+        items = []
+        for _ in range(rng.randint(4, 20)):
+            items.append({"message": {"role": "user", "content": words(rng, 30)}, "contextItems": []})
+            items.append({"message": {"role": "assistant", "content": words(rng, 120)}, "contextItems": [],
+                          "promptLogs": [{"completionOptions": {"model": "pearai_model"}, "prompt": "", "completion": ""}]})
+        data = json.dumps({"history": items, "perplexityHistory": [], "sessionId": session_id, "title": "t",
+                           "workspaceDirectory": "/home/u/p"}, separators=(",", ":"))
+        (sessions / f"{session_id}.json").write_text(data)
+        total += len(data)
+        files += 1
+        index.append({"sessionId": session_id, "title": "t", "dateCreated": str(1759400000000 + number), "workspaceDirectory": "/home/u/p"})
+    (sessions / "sessions.json").write_text(json.dumps(index))
+    database = home / ".config/PearAI/User/globalStorage/state.vscdb"
+    connection = sqlite3.connect(database)
+    connection.execute("CREATE TABLE ItemTable (key TEXT UNIQUE ON CONFLICT REPLACE, value BLOB)")
+    connection.execute("INSERT INTO ItemTable VALUES (?, ?)", ("PearAI.pearai-roo-cline", json.dumps({"taskHistory": history})))
+    connection.commit()
+    connection.close()
+    return {"files": files, "bytes": total}
+
+
+def _tree_rss(root: int) -> int:
+    """Resident memory (bytes) of a process and all its descendants, from /proc."""
+    total, pending = 0, [root]
+    while pending:
+        pid = pending.pop()
+        try:
+            with open(f"/proc/{pid}/status") as handle:
+                for line in handle:
+                    if line.startswith("VmRSS:"):
+                        total += int(line.split()[1]) * 1024
+            for task in os.listdir(f"/proc/{pid}/task"):
+                with open(f"/proc/{pid}/task/{task}/children") as handle:
+                    pending.extend(int(child) for child in handle.read().split())
+        except OSError:
+            continue
+    return total
+
+
+def measure(command: list[str]) -> dict:
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    peak = [0]
+    done = threading.Event()
+
+    def sample() -> None:
+        while not done.is_set():
+            peak[0] = max(peak[0], _tree_rss(process.pid))
+            time.sleep(0.05)
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    output, _ = process.communicate()
+    wall = time.perf_counter() - start
+    done.set()
+    sampler.join()
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    if process.returncode:
+        raise RuntimeError(f"{command[:4]} failed with {process.returncode}")
+    return {"wall": wall, "cpu": cpu, "peak": peak[0], "stdout": output.decode()}
+
+
+def run(work: Path, megabytes: int, repeat: int, profile: str) -> str:
+    work = work / profile
+    home, bundle = work / "home", work / "bench.tar.zst"
+    if not bundle.exists():
+        shutil.rmtree(work, ignore_errors=True)
+        work.mkdir(parents=True)
+        stats = build_home(home, megabytes, profile)
+        (work / "built.json").write_text(json.dumps(stats))
+        subprocess.run([sys.executable, "-m", "aitrail.collector.cli", "collect", "--home", str(home), "-o", str(bundle),
+                        "--quiet"], check=True, stdout=subprocess.DEVNULL)
+    stats = json.loads((work / "built.json").read_text())
+    results: dict[str, list[dict]] = {"floor": [], "aitrail": []}
+    rows = 0
+    stats["profile"] = profile
+    for attempt in range(repeat + 1):  # the first round warms the page cache and is discarded
+        floor = measure([sys.executable, "-c", FLOOR, str(bundle)])
+        out, summary = work / f"timeline-{attempt}.csv", work / f"summary-{attempt}.json"
+        out.unlink(missing_ok=True)
+        summary.unlink(missing_ok=True)
+        analyzed = measure([sys.executable, "-m", "aitrail.collector.cli", "analyze", str(bundle), "-o", str(out),
+                            "--summary", str(summary), "--quiet"])
+        rows = json.loads(summary.read_text())["rows"]
+        out.unlink()
+        summary.unlink()
+        if attempt:
+            results["floor"].append(floor)
+            results["aitrail"].append(analyzed)
+    return report(stats, results, rows, repeat)
+
+
+def report(stats: dict, results: dict, rows: int, repeat: int) -> str:
+    megabytes = stats["bytes"] / 1e6
+    lines = [
+        f"Machine: {os.cpu_count()} CPUs, {platform.machine()}, Linux {platform.release()}, Python {platform.python_version()}",
+        f"Corpus '{stats['profile']}': {stats['files']} parsed files, {megabytes:.0f} MB of JSON transcripts; {rows:,} timeline rows ({stats['bytes'] / rows:.0f} bytes of input per row)",
+        f"Median of {repeat} warm-cache runs (one discarded warm-up round).",
+        "",
+        "| run | wall (s) | MB/s | rows/s | CPU use | peak RSS, process tree (MB) | vs floor |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    floor_wall = statistics.median(item["wall"] for item in results["floor"])
+    names = {"floor": "floor: decompress + json-decode", "aitrail": "aitrail analyze"}
+    for key in ("floor", "aitrail"):
+        wall = statistics.median(item["wall"] for item in results[key])
+        cpu = statistics.median(item["cpu"] / item["wall"] for item in results[key])
+        peak = max(item["peak"] for item in results[key]) / 1e6
+        lines.append(f"| {names[key]} | {wall:.2f} | {megabytes / wall:.0f} | {rows / wall:,.0f} | {cpu:.2f} | "
+                     f"{peak:.0f} | {wall / floor_wall:.2f}x |")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--work", type=Path, default=Path(__file__).resolve().parent / "out" / "analyze")
+    parser.add_argument("--megabytes", type=int, default=320)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--profile", choices=sorted(PROFILES), action="append",
+                        help="corpus shape (repeatable; default: all)")
+    args = parser.parse_args()
+    started = time.time()
+    for profile in args.profile or sorted(PROFILES):
+        print(run(args.work, args.megabytes, args.repeat, profile))
+        print()
+    print(f"\n(benchmark took {time.time() - started:.0f} s)", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
