@@ -37,7 +37,7 @@ from aitrail.analyzer.rows import COLUMNS, stamp, Draft, Provenance
 from aitrail.collector.bundle.reader import BundleFormatError
 from aitrail.collector.verify import verify
 
-RUN_BYTES = 32 * 1024 * 1024  # rendered text a worker holds before it writes a sorted run
+RUN_BYTES = 16 * 1024 * 1024  # rendered text a worker holds before it writes a sorted run
 _TEXT = COLUMNS.index("text")
 _AGENT = COLUMNS.index("agent")
 _TURN = COLUMNS.index("turn_type")

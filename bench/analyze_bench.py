@@ -12,7 +12,7 @@ chat sessions), collects it into a bundle, then times side by side:
 
 Reports rows/s, MB/s, wall time, CPU use (user+sys over wall: about 2.0 means
 both cores busy) and the peak resident memory of the whole process tree,
-sampled every 50 ms. Timings are for reading, never for pass/fail tests.
+sampled every 50 ms (proportional set size, so pages shared by forked workers count once). Timings are for reading, never for pass/fail tests.
 """
 
 from __future__ import annotations
@@ -130,14 +130,18 @@ def build_home(home: Path, megabytes: int, profile: str, seed: int = 11) -> dict
 
 
 def _tree_rss(root: int) -> int:
-    """Resident memory (bytes) of a process and all its descendants, from /proc."""
+    """Memory (bytes) of a process and all its descendants, from /proc.
+
+    Proportional set size (PSS): pages shared by forked workers are counted
+    once in total, not once per process as a sum of RSS would.
+    """
     total, pending = 0, [root]
     while pending:
         pid = pending.pop()
         try:
-            with open(f"/proc/{pid}/status") as handle:
+            with open(f"/proc/{pid}/smaps_rollup") as handle:
                 for line in handle:
-                    if line.startswith("VmRSS:"):
+                    if line.startswith("Pss:"):
                         total += int(line.split()[1]) * 1024
             for task in os.listdir(f"/proc/{pid}/task"):
                 with open(f"/proc/{pid}/task/{task}/children") as handle:
@@ -209,7 +213,7 @@ def report(stats: dict, results: dict, rows: int, repeat: int) -> str:
         f"Corpus '{stats['profile']}': {stats['files']} parsed files, {megabytes:.0f} MB of JSON transcripts; {rows:,} timeline rows ({stats['bytes'] / rows:.0f} bytes of input per row)",
         f"Median of {repeat} warm-cache runs (one discarded warm-up round).",
         "",
-        "| run | wall (s) | MB/s | rows/s | CPU use | peak RSS, process tree (MB) | vs floor |",
+        "| run | wall (s) | MB/s | rows/s | CPU use | peak memory, process tree PSS (MB) | vs floor |",
         "|---|---|---|---|---|---|---|",
     ]
     floor_wall = statistics.median(item["wall"] for item in results["floor"])
