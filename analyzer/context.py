@@ -11,7 +11,9 @@ from __future__ import annotations
 import sqlite3
 from typing import Callable, Iterator
 
-from aitrail.analyzer.bundle import Bundle, Source
+import zstandard
+
+from aitrail.analyzer.bundle import Bundle, MemberUnreadable, Source
 
 LINE_CHUNK = 1024 * 1024
 
@@ -38,8 +40,7 @@ class ParseContext:
         Only the file's last line can be unterminated: a torn tail.
         """
         number, offset, pending = 0, 0, b""
-        chunks = iter((self._data,)) if self._data is not None else self.bundle.iter_bytes(self.source)
-        for chunk in chunks:
+        for chunk in self.chunks():
             pending += chunk
             start = 0
             while True:
@@ -53,6 +54,32 @@ class ParseContext:
             pending = pending[start:]
         if pending:
             yield number + 1, offset, pending, False
+
+    def chunks(self) -> Iterator[bytes]:
+        """The member's content in chunks, decompressed when the catalog says ``jsonl_zst``.
+
+        Offsets and line numbers of a compressed file refer to its decompressed
+        content (the same content the agent reads back).
+        """
+        raw = iter((self._data,)) if self._data is not None else self.bundle.iter_bytes(self.source)
+        if self.source.format != "jsonl_zst":
+            yield from raw
+            return
+        decompressor, fed = zstandard.ZstdDecompressor().decompressobj(), False
+        try:
+            for chunk in raw:
+                while chunk:
+                    if decompressor.eof:  # a further zstd frame follows the last one
+                        decompressor = zstandard.ZstdDecompressor().decompressobj()
+                    out = decompressor.decompress(chunk)
+                    fed = True
+                    if out:
+                        yield out
+                    chunk = decompressor.unused_data if decompressor.eof else b""
+        except zstandard.ZstdError as exc:
+            raise MemberUnreadable(f"{self.source.member}: not a valid zstd stream ({exc})") from exc
+        if fed and not decompressor.eof:
+            raise MemberUnreadable(f"{self.source.member}: the zstd stream ends in the middle of a frame")
 
     def sqlite(self, source: Source | None = None) -> sqlite3.Connection:
         return self.bundle.open_sqlite(source or self.source)

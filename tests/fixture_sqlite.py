@@ -1,13 +1,13 @@
 """SQLite fixtures are committed as databases and as the SQL that builds them.
 
-``python -m tests.fixture_sqlite`` rebuilds every database listed in
-fixtures/sql/targets.json; tests/test_fixtures.py checks that each committed
+Each ``fixtures/sql/*.sql`` file starts with a line ``-- target: <path under
+fixtures/>`` naming the database it builds. ``python -m tests.fixture_sqlite``
+rebuilds every one; tests/test_fixtures.py checks that each committed
 database holds exactly what its SQL says.
 """
 
 from __future__ import annotations
 
-import json
 import sqlite3
 import sys
 from pathlib import Path
@@ -16,8 +16,13 @@ FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
 
 def targets() -> dict[Path, Path]:
-    mapping = json.loads((FIXTURES / "sql" / "targets.json").read_text())
-    return {FIXTURES / "sql" / sql: FIXTURES / db for sql, db in mapping.items()}
+    found = {}
+    for sql in sorted((FIXTURES / "sql").glob("*.sql")):
+        first = sql.read_text().split("\n", 1)[0]
+        if not first.startswith("-- target: "):
+            raise ValueError(f"{sql.name}: the first line must be '-- target: <path under fixtures/>'")
+        found[sql] = FIXTURES / first.removeprefix("-- target: ").strip()
+    return found
 
 
 def build(sql: Path, database: Path) -> None:

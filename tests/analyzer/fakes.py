@@ -29,7 +29,8 @@ class FakeBundle:
             agent = store.split(".", 1)[0]
             self._data[member] = data
             self.sources.append(Source(member=member, sha256=hashlib.sha256(data).hexdigest(), agent=agent,
-                                       store=store, parser=None, origin="primary", format="", location=location,
+                                       store=store, parser=None, origin="primary",
+                                       format="jsonl_zst" if path.endswith(".zst") else "", location=location,
                                        path=path, size=len(data), mtime_ns=1_700_000_000_000_000_000))
 
     def source(self, path: str) -> Source:
