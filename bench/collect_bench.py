@@ -84,7 +84,7 @@ def build_home(home: Path, seed: int = 7) -> dict:
     rng = random.Random(seed)
     files = total = 0
     for project in range(40):  # Claude Code: 40 projects x 100 sessions
-        for session in range(100):
+        for _session in range(100):
             total += jsonl_file(rng, home / f".claude/projects/-home-u-p{project}/{rng.getrandbits(64):016x}.jsonl",
                                 rng.randint(4_000, 20_000))
             files += 1

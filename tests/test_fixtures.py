@@ -17,7 +17,7 @@ def test_committed_sqlite_matches_its_sql(sql: Path, database: Path):
     with tempfile.TemporaryDirectory() as scratch:
         fresh = Path(scratch) / "fresh.db"
         build(sql, fresh)
-        assert dump(database) == dump(fresh), f"rebuild with: python -m tests.fixture_sqlite"
+        assert dump(database) == dump(fresh), "rebuild with: python -m tests.fixture_sqlite"
 
 
 def test_demo_home_collects_verifies_and_accounts(cli, tmp_path):

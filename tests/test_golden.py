@@ -54,7 +54,7 @@ def test_golden_timeline(cli, case: Path, tmp_path: Path):
     expected_path = case / "expected.csv"
     if UPDATE:
         expected_path.write_bytes(produced)
-    assert expected_path.exists(), f"no golden file; create it with AITRAIL_UPDATE_GOLDEN=1 and review it"
+    assert expected_path.exists(), "no golden file; create it with AITRAIL_UPDATE_GOLDEN=1 and review it"
     assert produced.decode() == expected_path.read_text()
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import signal
@@ -14,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from aitrail.collector.verify import verify
-from tests.conftest import TOY_CATALOG, bundle_records, run_aitrail, write_tree
+from tests.conftest import TOY_CATALOG, bundle_records, write_tree
 
 GIB = 1024**3
 
