@@ -108,6 +108,7 @@ def collection_record(run_meta: dict, entries: list[oc.Entry], counts: dict, fin
         "walk": {
             "directories_opened": sum(tree.stats.directories_opened for tree in trees.values()),
             "directories_listed": sum(tree.stats.directories_listed for tree in trees.values()),
+            "lstat_calls": sum(tree.stats.lstat_calls for tree in trees.values()),
             "directories_opened_without_o_noatime": sum(tree.stats.directories_without_noatime for tree in trees.values()),
             "files_read_with_o_noatime": sum(1 for entry in entries if entry.noatime is True),
             "files_read_without_o_noatime": sum(1 for entry in entries if entry.noatime is False),

@@ -333,3 +333,23 @@ def test_collection_json_records_the_run(cli, home, tmp_path):
         info = reader.read_data("bag-info.txt").decode()
     assert "External-Identifier: CASE-7" in info and "line1\n  line2" in info
     assert json.loads(json.dumps(meta))  # plain JSON
+
+
+def test_all_users_collects_every_passwd_home(cli, tmp_path, monkeypatch):
+    import pwd
+
+    alice = write_tree(tmp_path / "alice", {".toy/index.json": "[1]"})
+    bob = write_tree(tmp_path / "bob", {".toy/index.json": "[2]"})
+    entry = lambda name, home: pwd.struct_passwd((name, "x", 1000, 1000, "", str(home), "/bin/sh"))  # noqa: E731
+    monkeypatch.setattr(pwd, "getpwall", lambda: [entry("bob", bob), entry("alice", alice),
+                                                  entry("nohome", tmp_path / "missing"), entry("alias", alice)])
+    monkeypatch.setenv("TOY_HOME", str(tmp_path / "never"))  # env overrides are for the current user only
+    out = tmp_path / "b.tar.zst"
+    result = cli("collect", "--catalog", TOY_CATALOG, "--all-users", "-o", out, "--quiet")
+    assert result.exit_code == 0, result.stderr
+    meta = bundle_json(out, "aitrail/collection.json")
+    assert meta["mode"] == "all-users"
+    assert [(home["label"], home["user"]) for home in meta["homes"]] == [("alias", "alias"), ("bob", "bob")]
+    assert {r["member"] for r in bundle_records(out) if r["member"]} >= {
+        "data/alias/.toy/index.json", "data/bob/.toy/index.json"}
+    assert meta["environment"] == {} and meta["overrides"] == []
