@@ -84,7 +84,8 @@ def _mode_and_homes(options: CollectOptions) -> tuple[str, list[Home]]:
 
 def _plan(options: CollectOptions, catalog, full_catalog, mode: str, homes: list[Home]):
     environ = dict(os.environ) if mode == "current-user" else None
-    planner = Planner(catalog=catalog, never_catalog=full_catalog, environ=environ, image_root=options.root)
+    planner = Planner(catalog=catalog, never_catalog=full_catalog, environ=environ, image_root=options.root,
+                      live=mode in ("current-user", "all-users"))
     targets: list[Target] = []
     vetoes: dict[str, list[Target]] = {}
     for home in homes:

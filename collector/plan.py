@@ -31,6 +31,10 @@ class Location:
     kind: str  # home | system | env | setting
     user: str | None = None
     source: str = ""
+    # The same directory as the subject's own processes see it (for absolute symlink
+    # targets): the base itself in live collection, the path inside the image under
+    # --root, unknown (None) for a --home directory.
+    subject_base: str | None = None
 
 
 @dataclass(frozen=True)
@@ -106,6 +110,7 @@ class Planner:
     never_catalog: Catalog  # the full catalog: credentials stay protected under --agent
     environ: dict[str, str] | None = None  # live collection of the current user only
     image_root: str | None = None  # --root: absolute settings paths are read inside it
+    live: bool = False  # collecting the running system (current user or all users)
     overrides: list[Override] = field(default_factory=list)
 
     def targets_for_home(self, home: Home) -> list[Target]:
@@ -119,7 +124,7 @@ class Planner:
         return targets
 
     def _home_targets(self, agents: tuple[AgentCatalog, ...], home: Home) -> list[Target]:
-        location = Location(home.label, home.path, "home", home.user, home.path)
+        location = Location(home.label, home.path, "home", home.user, home.path, self._subject_path(home.path))
         targets: list[Target] = []
         for agent in agents:
             for root in agent.roots:
@@ -130,7 +135,7 @@ class Planner:
         return targets
 
     def targets_for_system(self, base: str) -> list[Target]:
-        location = Location("system", base, "system", None, base)
+        location = Location("system", base, "system", None, base, self._subject_path(base))
         targets: list[Target] = []
         for agent in self.catalog.agents:
             for root in agent.roots:
@@ -165,7 +170,15 @@ class Planner:
         if relative == "." or not relative.startswith(".."):
             return home, _join_segments("" if relative == "." else relative)
         label = f"{home.label}@{safe_label(tag)}"
-        return Location(label, path, "env" if source.startswith("env") else "setting", home.user, source), ()
+        kind = "env" if source.startswith("env") else "setting"
+        return Location(label, path, kind, home.user, source, self._subject_path(path)), ()
+
+    def _subject_path(self, path: str) -> str | None:
+        """Where ``path`` is on the subject: itself when live, inside the image under --root."""
+        if self.image_root is not None:
+            relative = os.path.relpath(path, self.image_root)
+            return None if relative.startswith("..") else "/" + ("" if relative == "." else relative)
+        return path if self.live else None
 
     def _setting_places(self, agent, root, setting, home) -> list[tuple[Location, tuple[str, ...]]]:
         places = []

@@ -118,6 +118,27 @@ class Tree:
             return lstat_at(self.dir_fd(parts[:-1]), parts[-1])
         return quick_lstat_at(self.dir_fd(parts[:-1]), parts[-1])
 
+    def resolve_link(self, parts: tuple[str, ...]) -> tuple[str, ...] | None:
+        """Where a symlink points, as a path below this location, or None when it leaves it.
+
+        Resolved lexically (no component is followed): a relative target against
+        the link's directory, an absolute one against the location's path on the
+        subject (unknown for a --home directory, so absolute targets are not
+        followed there).
+        """
+        target = os.readlink(parts[-1], dir_fd=self.dir_fd(parts[:-1]))
+        if os.path.isabs(target):
+            if self.location.subject_base is None:
+                return None
+            relative = os.path.relpath(os.path.normpath(target), self.location.subject_base)
+        else:
+            relative = os.path.normpath(os.path.join(*parts[:-1], target) if parts[:-1] else target)
+        if relative == ".":
+            return ()
+        if relative == ".." or relative.startswith("../") or relative.startswith("/"):
+            return None
+        return tuple(relative.split("/"))
+
     def listdir(self, parts: tuple[str, ...]) -> list[tuple[str, str]]:
         """Sorted (name, kind) pairs; kind from d_type, 'unknown' when the fs does not say."""
         cached = self._listings.get(parts)
@@ -155,11 +176,15 @@ def _entry_kind(entry: os.DirEntry) -> str:
 class Expander:
     """Expands the targets of one location into matches."""
 
+    MAX_LINKS_FOLLOWED = 64  # per glob: a bound on link farms; loops are stopped by `_followed`
+
     def __init__(self, tree: Tree):
         self.tree = tree
+        self._followed: set[tuple] = set()
 
     def expand(self, target: Target) -> list[Match]:
         matches: list[Match] = []
+        self._followed = set()
         spec = _ExcludeSpec(target.excludes, target.refines)
         self._walk(target, spec, (), target.segments, matches)
         return matches
@@ -193,6 +218,38 @@ class Expander:
                 self._walk_globstar(target, spec, child, rest, out)
             elif kind == "symlink" and self._could_match_link(rest, name):
                 self._visit(target, spec, here + (name,), kind, (), out)
+
+    def _link_on_the_way(self, target, spec, parts, meta, rest, out) -> None:
+        """Record a directory link met on the way to a store; walk its target if it stays in the location.
+
+        The link is stored as a link. Its target is walked, under its own real
+        path (so the files are named where they are), only when it resolves
+        inside the same home or image; never outside. Each (target, remaining
+        glob) is walked once, which ends loops.
+        """
+        link = Match(target, parts, "symlink", meta=meta)
+        out.append(link)
+        try:
+            resolved = self.tree.resolve_link(parts)
+        except OSError:
+            resolved = None
+        key = (resolved, rest)
+        if resolved is None:
+            link.note = "symlink on the way to a store: its target is outside this location, not followed"
+            return
+        if key in self._followed or len(self._followed) >= self.MAX_LINKS_FOLLOWED:
+            link.note = "symlink on the way to a store: target already walked (loop or repeat), not followed again"
+            return
+        self._followed.add(key)
+        link.note = f"symlink on the way to a store: target {'/'.join(resolved) or '.'} walked under its own path"
+        first = len(out)
+        if resolved and not self._is_dir(resolved):
+            return
+        if not resolved or not self._pruned(target, spec, resolved, out):
+            self._walk(target, spec, resolved, rest, out)
+        for match in out[first:]:
+            via = f"reached through symlink {'/'.join(parts)}"
+            match.note = f"{match.note}; {via}" if match.note else via
 
     @staticmethod
     def _could_match_link(rest: tuple[str, ...], name: str) -> bool:
@@ -248,7 +305,7 @@ class Expander:
                     return
                 kind = meta.kind
                 if kind == "symlink":
-                    out.append(Match(target, parts, "symlink", meta=meta, note="symlink on the way to a store: not followed"))
+                    self._link_on_the_way(target, spec, parts, meta, rest, out)
                     return
                 if kind != "dir":
                     return

@@ -353,3 +353,43 @@ def test_all_users_collects_every_passwd_home(cli, tmp_path, monkeypatch):
     assert {r["member"] for r in bundle_records(out) if r["member"]} >= {
         "data/alias/.toy/index.json", "data/bob/.toy/index.json"}
     assert meta["environment"] == {} and meta["overrides"] == []
+
+
+def test_linked_agent_directory_inside_the_home_is_walked_under_its_real_path(cli, tmp_path):
+    base = write_tree(tmp_path / "h", {"dotfiles/toy/index.json": "[1]", "dotfiles/toy/sessions/p/s.jsonl": "{}\n"})
+    os.symlink("dotfiles/toy", base / ".toy")  # a dotfiles manager's link, relative, inside the home
+    out = tmp_path / "b.tar.zst"
+    assert toy_collect(cli, base, out).exit_code == 0
+    got = {r["path"]: r for r in bundle_records(out)}
+    assert got[".toy"]["outcome"] == "symlink" and "walked under its own path" in got[".toy"]["notes"][0]
+    index = got["dotfiles/toy/index.json"]
+    assert index["outcome"] == "collected" and index["member"] == "data/h/dotfiles/toy/index.json"
+    assert any("reached through symlink .toy" in note for note in index["notes"])
+    assert got["dotfiles/toy/sessions/p/s.jsonl"]["outcome"] == "collected"
+
+
+def test_absolute_link_is_followed_only_when_its_meaning_is_known(cli, tmp_path):
+    home = write_tree(tmp_path / "me", {"real/toy/index.json": "[1]"})
+    os.symlink(str(home / "real" / "toy"), home / ".toy")
+    live = tmp_path / "live.tar.zst"
+    cli("collect", "--catalog", TOY_CATALOG, "-o", live, "--quiet", env={"HOME": str(home)})
+    assert "real/toy/index.json" in {r["path"] for r in bundle_records(live)}
+    # the same tree given as --home: an absolute target names the subject's filesystem, not this one
+    image = tmp_path / "image.tar.zst"
+    toy_collect(cli, home, image)
+    records = {r["path"]: r for r in bundle_records(image)}
+    assert "real/toy/index.json" not in records
+    assert "outside this location" in records[".toy"]["notes"][0]
+
+
+def test_link_loops_and_escapes_are_not_followed(cli, tmp_path):
+    base = write_tree(tmp_path / "h", {"elsewhere/index.json": "[1]"})
+    os.symlink("alt", base / ".toy")
+    os.symlink(".toy", base / "alt")  # a loop of two links
+    os.symlink("../../outside", base / "AppData")  # escapes the home
+    out = tmp_path / "b.tar.zst"
+    assert toy_collect(cli, base, out).exit_code == 0
+    got = {r["path"]: r for r in bundle_records(out)}
+    assert got[".toy"]["outcome"] == "symlink" and got["AppData"]["outcome"] == "symlink"
+    assert "outside this location" in got["AppData"]["notes"][0]
+    assert not [path for path in got if path.startswith("elsewhere")]
