@@ -37,10 +37,21 @@ class ParseContext:
     def lines(self) -> Iterator[tuple[int, int, bytes, bool]]:
         """(line number from 1, byte offset, raw line without newline, ended by a newline), streamed.
 
-        Only the file's last line can be unterminated: a torn tail.
+        Only the file's last line can be unterminated: a torn tail. When the
+        content ends early (a cut zstd stream), the partial last line is still
+        given, then the error is raised for dispatch to report.
         """
         number, offset, pending = 0, 0, b""
-        for chunk in self.chunks():
+        failure: MemberUnreadable | None = None
+        chunks = self.chunks()
+        while True:
+            try:
+                chunk = next(chunks)
+            except StopIteration:
+                break
+            except MemberUnreadable as exc:
+                failure = exc
+                break
             pending += chunk
             start = 0
             while True:
@@ -54,6 +65,8 @@ class ParseContext:
             pending = pending[start:]
         if pending:
             yield number + 1, offset, pending, False
+        if failure is not None:
+            raise failure
 
     def chunks(self) -> Iterator[bytes]:
         """The member's content in chunks, decompressed when the catalog says ``jsonl_zst``.

@@ -33,11 +33,23 @@ def provenance(source: Source) -> Provenance:
     return Provenance(source.agent, source.store, source.member, source.sha256, origin)
 
 
+_TEXT_FIELDS = ("text", "session_id", "project_path", "git_branch", "model", "tool_name", "tool_use_id", "locator")
+
+
 def _check(draft: Draft) -> Draft:
     if draft.turn_type not in TURN_TYPES:
         raise ValueError(f"parser produced turn_type {draft.turn_type!r}")
     if draft.timestamp_source not in TIMESTAMP_SOURCES:
         raise ValueError(f"parser produced timestamp_source {draft.timestamp_source!r}")
+    for name in _TEXT_FIELDS:
+        value = getattr(draft, name)
+        if not value.isascii():
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                # JSON may spell a lone surrogate ("\ud800"); it cannot be written as UTF-8,
+                # so it is kept as its escape text rather than stopping the run.
+                setattr(draft, name, value.encode("utf-8", "backslashreplace").decode("utf-8"))
     return draft
 
 

@@ -125,12 +125,13 @@ def _init_worker(bundle_path: str, temp_dir: str, secondary_keys: frozenset, for
     _WORKER["render"] = export.renderer(format_name)
 
 
-def _parse_batch(members: list[str], batch: int) -> tuple[list[str], list[tuple], set]:
+def _parse_batch(members: list[tuple[str, str]], batch: int) -> tuple[list[str], list[tuple], set]:
     """Parse some sources; write sorted runs of rendered lines; return run paths, stats, matched keys."""
     bundle: Bundle = _WORKER["bundle"]
     render = _WORKER["render"]
     keys = _WORKER["keys"]
-    by_member = {source.member: source for source in bundle.sources}
+    # a file matched by two stores is two sources: key by (member, store)
+    by_member = {(source.member, source.store): source for source in bundle.sources}
     runs: list[str] = []
     stats: list[tuple] = []
     matched: set = set()
@@ -188,7 +189,7 @@ def _read_run(path: str):
 # -- coordinator side ------------------------------------------------------------------------
 
 
-def _batches(sources: list[Source], count: int) -> list[list[str]]:
+def _batches(sources: list[Source], count: int) -> list[list[tuple[str, str]]]:
     """Contiguous runs of sources in bundle order (members of one frame stay together), of similar size."""
     ordered = sorted(sources, key=lambda item: item.order)
     total = sum(max(1, source.size) for source in ordered)
@@ -199,7 +200,7 @@ def _batches(sources: list[Source], count: int) -> list[list[str]]:
         if size >= target and len(batches) < count:
             batches.append([])
             size = 0
-        batches[-1].append(source.member)
+        batches[-1].append((source.member, source.store))
         size += max(1, source.size)
     return [batch for batch in batches if batch]
 

@@ -1,10 +1,9 @@
 """Analyzer benchmark: aitrail analyze against a decode-only floor, same bundle, one run.
 
-    python bench/analyze_bench.py [--work DIR] [--megabytes 320] [--repeat 3]
+    python bench/analyze_bench.py [--work DIR] [--megabytes 320] [--repeat 3] [--profile NAME]...
 
-Builds (once, cached in --work) a home with at least --megabytes of agent
-transcripts in the formats the analyzer parses (today: PearAI agent tasks and
-chat sessions), collects it into a bundle, then times side by side:
+Builds (once per corpus, cached in --work) a home with at least --megabytes
+of agent transcripts, collects it into a bundle, then times side by side:
 
 * floor:   decompress every parsed member through the bundle index and
            json-decode it (whole documents; JSONL line by line), nothing else;
@@ -61,10 +60,13 @@ def words(rng: random.Random, count: int) -> str:
 
 
 PROFILES = {
-    # words per tool result: "dense" is a worst case of short results (many rows per MB);
-    # "typical" has results of a few kilobytes, like file reads and test output.
+    # PearAI agent tasks (JSON documents); words per tool result: "dense" is a worst case of
+    # short results (many rows per MB), "typical" has results of a few kilobytes.
     "dense": (50, 400),
     "typical": (300, 1500),
+    # JSONL transcripts with tool results of a few kilobytes
+    "claude": (300, 1500),
+    "codex": (300, 1500),
 }
 
 
@@ -86,7 +88,109 @@ def task_messages(rng: random.Random, start_ms: int, target: int, result_words: 
     return messages
 
 
+def _iso(ms: int) -> str:
+    seconds, millis = divmod(ms, 1000)
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds)) + f".{millis:03d}Z"
+
+
+def _write_jsonl(path: Path, lines: list[dict]) -> int:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data = "".join(json.dumps(line, separators=(",", ":")) + "\n" for line in lines)
+    path.write_text(data)
+    return len(data)
+
+
+def claude_session(rng: random.Random, start_ms: int, target: int, result_words: tuple[int, int], project: str) -> list[dict]:
+    """A Claude Code transcript: prompt, then tool_use / tool_result pairs and replies (research 1.3-1.4)."""
+    session = f"{rng.getrandbits(128):032x}"
+    session = f"{session[:8]}-{session[8:12]}-4{session[13:16]}-8{session[17:20]}-{session[20:32]}"
+    base = {"isSidechain": False, "userType": "external", "cwd": project, "sessionId": session,
+            "version": "2.1.120", "gitBranch": "main"}
+    lines, parent, size, step = [], None, 0, 0
+
+    def add(entry: dict) -> None:
+        nonlocal parent, size
+        entry = dict(base, parentUuid=parent, uuid=f"{rng.getrandbits(64):016x}-0000-4000-8000-000000000000",
+                     timestamp=_iso(start_ms + len(lines) * 1500), **entry)
+        parent = entry["uuid"]
+        lines.append(entry)
+        size += len(json.dumps(entry))
+
+    add({"type": "user", "message": {"role": "user", "content": words(rng, 30)}})
+    while size < target:
+        step += 1
+        message_id = f"msg_{rng.getrandbits(64):016x}"
+        tool_id = f"toolu_{rng.getrandbits(64):016x}"
+        add({"type": "assistant", "requestId": f"req_{step}", "message": {
+            "id": message_id, "type": "message", "role": "assistant", "model": "claude-sonnet-4-5-20250929",
+            "content": [{"type": "text", "text": words(rng, 25)}], "stop_reason": None}})
+        add({"type": "assistant", "requestId": f"req_{step}", "message": {
+            "id": message_id, "type": "message", "role": "assistant", "model": "claude-sonnet-4-5-20250929",
+            "content": [{"type": "tool_use", "id": tool_id, "name": rng.choice(("Read", "Bash", "Grep")),
+                         "input": {"file_path": f"src/{step}.py"}}], "stop_reason": "tool_use"}})
+        add({"type": "user", "message": {"role": "user", "content": [
+            {"tool_use_id": tool_id, "type": "tool_result", "content": words(rng, rng.randint(*result_words))}]}})
+    return lines
+
+
+def codex_rollout(rng: random.Random, start_ms: int, target: int, result_words: tuple[int, int], project: str) -> list[dict]:
+    """A Codex rollout: session_meta, turn_context, prompts, function calls and outputs (research 2.3-2.4)."""
+    thread = f"0199{rng.getrandbits(112):028x}"
+    thread = f"{thread[:8]}-{thread[8:12]}-7{thread[13:16]}-8{thread[17:20]}-{thread[20:32]}"
+    lines, size = [], 0
+
+    def add(kind: str, payload: dict) -> None:
+        nonlocal size
+        line = {"timestamp": _iso(start_ms + len(lines) * 1500), "type": kind, "payload": payload}
+        lines.append(line)
+        size += len(json.dumps(line))
+
+    add("session_meta", {"id": thread, "timestamp": _iso(start_ms), "cwd": project, "originator": "codex_cli_rs",
+                         "cli_version": "0.44.0", "model_provider": "openai", "git": {"branch": "main"}})
+    add("turn_context", {"cwd": project, "approval_policy": "on-request", "sandbox_policy": {"type": "workspace-write"},
+                         "model": "gpt-5-codex", "summary": "auto"})
+    prompt = words(rng, 30)
+    add("event_msg", {"type": "user_message", "message": prompt, "images": []})
+    add("response_item", {"type": "message", "role": "user", "content": [{"type": "input_text", "text": prompt}]})
+    step = 0
+    while size < target:
+        step += 1
+        call = f"call_{rng.getrandbits(64):016x}"
+        add("response_item", {"type": "reasoning", "summary": [{"type": "summary_text", "text": words(rng, 20)}],
+                              "encrypted_content": None})
+        add("response_item", {"type": "function_call", "name": "shell", "call_id": call,
+                              "arguments": json.dumps({"command": ["bash", "-lc", f"cat src/{step}.py"]})})
+        add("response_item", {"type": "function_call_output", "call_id": call,
+                              "output": "Exit code: 0\nWall time: 0.1 seconds\nOutput:\n" + words(rng, rng.randint(*result_words))})
+        add("event_msg", {"type": "token_count", "info": {"total_token_usage": {"input_tokens": 1000 * step,
+                          "cached_input_tokens": 0, "output_tokens": 90 * step, "reasoning_output_tokens": 0,
+                          "total_tokens": 1090 * step}}, "rate_limits": None})
+    add("response_item", {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": words(rng, 40)}]})
+    return lines
+
+
+def build_jsonl_home(home: Path, megabytes: int, profile: str, seed: int = 13) -> dict:
+    rng = random.Random(seed)
+    total = files = 0
+    while total < megabytes * 1_000_000:
+        files += 1
+        start = 1_780_000_000_000 + files * 600_000
+        project = f"/home/u/p{files % 20}"
+        size = rng.randint(40_000, 160_000)
+        if profile == "claude":
+            lines = claude_session(rng, start, size, PROFILES[profile], project)
+            path = home / f".claude/projects/-home-u-p{files % 20}/{lines[0]['sessionId']}.jsonl"
+        else:
+            lines = codex_rollout(rng, start, size, PROFILES[profile], project)
+            day = 1 + files % 28
+            path = home / f".codex/sessions/2026/06/{day:02d}/rollout-2026-06-{day:02d}T10-00-00-{lines[0]['payload']['id']}.jsonl"
+        total += _write_jsonl(path, lines)
+    return {"files": files, "bytes": total}
+
+
 def build_home(home: Path, megabytes: int, profile: str, seed: int = 11) -> dict:
+    if profile in ("claude", "codex"):
+        return build_jsonl_home(home, megabytes, profile)
     rng = random.Random(seed)
     tasks_dir = home / ".config/PearAI/User/globalStorage/pearai.pearai-roo-cline/tasks"
     history, total, files = [], 0, 0
@@ -210,7 +314,7 @@ def report(stats: dict, results: dict, rows: int, repeat: int) -> str:
     megabytes = stats["bytes"] / 1e6
     lines = [
         f"Machine: {os.cpu_count()} CPUs, {platform.machine()}, Linux {platform.release()}, Python {platform.python_version()}",
-        f"Corpus '{stats['profile']}': {stats['files']} parsed files, {megabytes:.0f} MB of JSON transcripts; {rows:,} timeline rows ({stats['bytes'] / rows:.0f} bytes of input per row)",
+        f"Corpus '{stats['profile']}': {stats['files']} parsed files, {megabytes:.0f} MB of transcripts; {rows:,} timeline rows ({stats['bytes'] / max(rows, 1):.0f} bytes of input per row)",
         f"Median of {repeat} warm-cache runs (one discarded warm-up round).",
         "",
         "| run | wall (s) | MB/s | rows/s | CPU use | peak memory, process tree PSS (MB) | vs floor |",

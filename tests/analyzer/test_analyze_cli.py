@@ -12,7 +12,9 @@ import pytest
 
 from aitrail.analyzer.rows import COLUMNS
 from tests.collector.bundle_tools import flip_byte
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, REPO
+
+REPO_CATALOG = REPO / "catalog"
 
 
 @pytest.fixture(scope="module")
@@ -176,3 +178,26 @@ def test_forced_run_with_unreadable_files_jsonl_says_what_it_could_not_do(cli, d
     with open(out, newline="", encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
     assert len(rows) == 1 and "files.jsonl unreadable" in rows[0]["text"]
+
+
+def test_a_file_matched_by_two_stores_is_parsed_once_per_store(cli, tmp_path):
+    """Each store's parser reads the file; neither replaces the other's rows."""
+    import yaml
+
+    from tests.conftest import write_tree
+
+    catalog = tmp_path / "catalog"
+    shutil.copytree(REPO_CATALOG, catalog)
+    data = yaml.safe_load((catalog / "pearai.yaml").read_text())
+    tokens = next(store for store in data["stores"] if store["id"] == "tokens_generated")
+    twin = dict(tokens, id="tokens_twin", parser="pearai.dev_data_chat.v1", origin="primary")
+    data["stores"].append(twin)
+    (catalog / "pearai.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
+    home = write_tree(tmp_path / "h", {".pearai/dev_data/tokens_generated.jsonl":
+                                       '{"model":"m","provider":"p","promptTokens":1,"generatedTokens":2}\n'})
+    bundle, out = tmp_path / "b.tar.zst", tmp_path / "t.csv"
+    assert cli("collect", "--catalog", catalog, "--home", home, "-o", bundle, "--quiet").exit_code == 0
+    assert cli("analyze", bundle, "-o", out, "--quiet", "--jobs", "1").exit_code == 0
+    with open(out, newline="", encoding="utf-8") as handle:
+        stores = sorted(row["store"] for row in csv.DictReader(handle))
+    assert stores == ["pearai.tokens_generated", "pearai.tokens_twin"]
