@@ -4,6 +4,6 @@ Each module is named after its agent id (``-`` becomes ``_``) and ends with
 a ``PARSERS`` tuple of (parser id, function); see analyzer/registry.py.
 """
 
-from aitrail.analyzer.parsers import pearai
+from aitrail.analyzer.parsers import claude_code, codex, gemini_cli, pearai
 
-MODULES = (pearai,)
+MODULES = (pearai, claude_code, codex, gemini_cli)
