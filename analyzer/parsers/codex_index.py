@@ -1,0 +1,216 @@
+"""Codex side records of past use: prompt history, thread names, and the state database.
+
+* ``history.jsonl`` (secondary): ``{"session_id": "<uuid>", "ts": <Unix s>, "text": "<prompt>"}``,
+  one line per prompt of every thread; the TypeScript CLI's ``history.json`` is an
+  array of ``{"command": "<prompt>", "timestamp": <ms>}``. Their user rows carry
+  the prompt exactly as the rollout's user row does, so a prompt whose rollout
+  survives is dropped by the run's dedup and a prompt of a lost rollout stays.
+* ``session_index.jsonl``: ``{"id", "thread_name", "updated_at"}``, append-only renames.
+* ``state_5.sqlite`` (secondary): the ``threads`` index (title, cwd, model, approval
+  mode, sandbox policy, first prompt, rollout path) and ``thread_spawn_edges``.
+
+A thread whose rollout is in the bundle is told by the rollout; these stores add a
+``session:`` row (and its settings) only for threads whose rollout is not.
+
+References: openai/codex@ed6e5cf919 codex-rs/message-history/src/lib.rs:1-15,46-60,189-262;
+codex-rs/rollout/src/session_index.rs:17-53; codex-rs/state/src/extract.rs:44-125;
+codex-rs/state/migrations/0001_threads.sql, 0021_thread_spawn_edges.sql, 0025_thread_timestamps_millis.sql;
+openai/codex@75febbdefa codex-cli/src/utils/storage/command-history.ts:7-31,98
+(research/formats-cli-agents.md 2.5, 2.6).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator
+
+from aitrail.analyzer.context import ParseContext
+from aitrail.analyzer.formats.jsonl import Line, read_jsonl
+from aitrail.analyzer.formats.text import bad_file, bad_line, bad_record
+from aitrail.analyzer.parsers.codex_items import as_text, json_value
+from aitrail.analyzer.parsers.codex_rollout import thread_id_from_name
+from aitrail.analyzer.rows import (
+    Draft,
+    format_timestamp,
+    ns_from_iso,
+    ns_from_ms,
+    ns_from_seconds,
+)
+
+ROLLOUT_STORES = ("rollouts", "rollouts_compressed", "archived_rollouts", "archived_rollouts_compressed",
+                  "rollouts_untagged_flat", "rollouts_legacy_json")
+STATE_FIELDS = ("rollout_path", "source", "cli_version", "thread_source", "agent_nickname", "agent_role",
+                "git_sha", "git_origin_url", "archived")
+
+
+def rollout_ids(ctx: ParseContext) -> frozenset[str]:
+    """Thread ids of every rollout in the bundle (from file names; nothing is read)."""
+    def load() -> frozenset[str]:
+        ids = {thread_id_from_name(source.name) for store in ROLLOUT_STORES for source in ctx.related(store)}
+        return frozenset(ids - {""})
+
+    return ctx.cached(("codex-rollout-ids",), load)
+
+
+# -- history.jsonl and history.json ------------------------------------------------------------
+
+
+def parse_history(ctx: ParseContext) -> Iterator[Draft]:
+    for line in read_jsonl(ctx):
+        if not isinstance(line, Line):
+            yield line
+            continue
+        text = line.value.get("text")
+        if not isinstance(text, str):
+            yield bad_line(line.number, "no prompt text", line.raw)
+            continue
+        session_id = line.value.get("session_id", line.value.get("conversation_id"))
+        yield Draft("user", text, line.locator, timestamp_ns=ns_from_seconds(line.value.get("ts")),
+                    session_id=as_text(session_id))
+
+
+def parse_history_legacy_json(ctx: ParseContext) -> Iterator[Draft]:
+    try:
+        entries = json.loads(ctx.data)
+    except (ValueError, UnicodeDecodeError) as exc:
+        yield bad_file(f"history.json is not JSON: {exc}")
+        return
+    if not isinstance(entries, list):
+        yield bad_file(f"history.json is a JSON {type(entries).__name__}, not an array")
+        return
+    for position, entry in enumerate(entries):
+        locator = f"json:/{position}"
+        command = entry.get("command") if isinstance(entry, dict) else None
+        if not isinstance(command, str):
+            yield bad_record(locator, "history entry without a command", json.dumps(entry)[:2000])
+            continue
+        yield Draft("user", command, locator, timestamp_ns=ns_from_ms(entry.get("timestamp")))
+
+
+# -- session_index.jsonl -----------------------------------------------------------------------
+
+
+def parse_session_index(ctx: ParseContext) -> Iterator[Draft]:
+    known = rollout_ids(ctx)
+    for line in read_jsonl(ctx):
+        if not isinstance(line, Line):
+            yield line
+            continue
+        thread_id, name = line.value.get("id"), as_text(line.value.get("thread_name"))
+        if not isinstance(thread_id, str) or not thread_id:
+            yield bad_line(line.number, "no thread id", line.raw)
+            continue
+        if thread_id in known:
+            text = f"thread name: {name}"
+        else:
+            text = f"session: {name} (thread name in session_index.jsonl; its rollout is not in the bundle)"
+        yield Draft("system", text, line.locator, timestamp_ns=ns_from_iso(line.value.get("updated_at")),
+                    session_id=thread_id)
+
+
+# -- state_5.sqlite ----------------------------------------------------------------------------
+
+
+def _table(connection: sqlite3.Connection, table: str) -> list[dict] | None:
+    """Every row of a table as a dict (with ``_rowid``), or None when the table does not exist."""
+    exists = connection.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name=?", (table,)).fetchone()
+    if not exists:
+        return None
+    try:
+        cursor = connection.execute(f'SELECT rowid AS _rowid, * FROM "{table}"')
+    except sqlite3.OperationalError:  # a WITHOUT ROWID table
+        cursor = connection.execute(f'SELECT NULL AS _rowid, * FROM "{table}"')
+    names = [column[0] for column in cursor.description]
+    return [dict(zip(names, values)) for values in cursor.fetchall()]
+
+
+def _created_ns(thread: dict) -> int | None:
+    return ns_from_ms(thread.get("created_at_ms")) or ns_from_seconds(thread.get("created_at"))
+
+
+def _iso(value_seconds) -> str:
+    return format_timestamp(ns_from_seconds(value_seconds))
+
+
+def _setting(value) -> str:
+    """A column holding JSON text (sandbox_policy) as compact JSON; other text as a JSON string."""
+    if isinstance(value, str):
+        try:
+            return json_value(json.loads(value))
+        except ValueError:
+            pass
+    return json_value(value)
+
+
+def _lost_thread_rows(thread: dict, locator: str, moment: dict) -> Iterator[Draft]:
+    fields = [f"{key}={as_text(thread[key])}" for key in STATE_FIELDS if thread.get(key) not in (None, "")]
+    for key in ("updated_at", "archived_at"):
+        if thread.get(key):
+            fields.append(f"{key}={_iso(thread[key])}")
+    title = as_text(thread.get("title"))
+    yield Draft("system", f"session: {title} (from state_5.sqlite threads; its rollout is not in the bundle; "
+                          f"{', '.join(fields)})", locator, **moment)
+    if thread.get("model"):
+        yield Draft("system", f"model: {as_text(thread['model'])} (the thread's last model, from state_5.sqlite threads)",
+                    f"{locator}/model", **moment)
+    for column, key in (("approval_mode", "approval_policy"), ("sandbox_policy", "sandbox_policy")):
+        if thread.get(column) not in (None, ""):
+            yield Draft("system", f"permission setting: {key}={_setting(thread[column])} "
+                                  f"(from state_5.sqlite threads, the thread's last turn)", f"{locator}/{column}",
+                        **moment)
+    if thread.get("tokens_used"):
+        yield Draft("system", f"tokens generated: model={as_text(thread.get('model'))} "
+                              f"total_tokens={as_text(thread['tokens_used'])} (thread total, from state_5.sqlite threads)",
+                    f"{locator}/tokens_used", **moment)
+
+
+def _thread_rows(thread: dict, known: frozenset[str]) -> Iterator[Draft]:
+    thread_id = as_text(thread.get("id"))
+    locator = f"sqlite:threads:{as_text(thread.get('_rowid'))}"
+    moment = {"timestamp_ns": _created_ns(thread), "timestamp_source": "index", "session_id": thread_id,
+              "project_path": as_text(thread.get("cwd")), "git_branch": as_text(thread.get("git_branch")),
+              "model": as_text(thread.get("model"))}
+    if not thread_id:
+        yield bad_record(locator, "thread without an id", json_value({k: as_text(v) for k, v in thread.items()}))
+        return
+    if thread_id not in known:
+        yield from _lost_thread_rows(thread, locator, moment)
+    prompt = thread.get("first_user_message")
+    if isinstance(prompt, str) and prompt.strip():
+        yield Draft("user", prompt, f"{locator}/first_user_message", **moment)
+
+
+def _edge_rows(edge: dict, threads: dict[str, dict], known: frozenset[str]) -> Iterator[Draft]:
+    child, parent = as_text(edge.get("child_thread_id")), as_text(edge.get("parent_thread_id"))
+    if child in known:
+        return
+    text = (f"session: sub-agent thread {child} of thread {parent} (status={as_text(edge.get('status'))}; "
+            "from state_5.sqlite thread_spawn_edges; its rollout is not in the bundle)")
+    created = _created_ns(threads[child]) if child in threads else None
+    yield Draft("system", text, f"sqlite:thread_spawn_edges:{as_text(edge.get('_rowid'))}", timestamp_ns=created,
+                timestamp_source="index", session_id=child)
+
+
+def parse_state_db(ctx: ParseContext) -> Iterator[Draft]:
+    try:
+        connection = ctx.sqlite()
+    except sqlite3.Error as exc:
+        yield bad_file(f"{ctx.source.name}: cannot open: {exc}")
+        return
+    try:
+        threads, edges = _table(connection, "threads"), _table(connection, "thread_spawn_edges")
+    except sqlite3.Error as exc:
+        yield bad_file(f"{ctx.source.name}: cannot read: {exc}")
+        return
+    finally:
+        connection.close()
+    if threads is None:
+        yield bad_file(f"{ctx.source.name}: no threads table")
+        return
+    known = rollout_ids(ctx)
+    for thread in threads:
+        yield from _thread_rows(thread, known)
+    by_id = {as_text(thread.get("id")): thread for thread in threads}
+    for edge in edges or ():
+        yield from _edge_rows(edge, by_id, known)

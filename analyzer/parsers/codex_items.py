@@ -1,0 +1,392 @@
+"""Codex ResponseItems (the model-visible history) as timeline rows, for every rollout generation.
+
+The TypeScript CLI's ``items[]``, the untagged Rust lines and the ``payload`` of
+tagged ``response_item`` lines are the same OpenAI Responses items::
+
+    {"type":"message","role":"user","content":[{"type":"input_text","text":"fix the login"}]}
+    {"type":"function_call","name":"shell","arguments":"{\\"command\\":[\\"bash\\",\\"-lc\\",\\"ls\\"]}","call_id":"call_1"}
+    {"type":"function_call_output","call_id":"call_1","output":"{\\"output\\":\\"a.py\\\\n\\",\\"metadata\\":{\\"exit_code\\":0}}"}
+    {"type":"reasoning","summary":[{"type":"summary_text","text":"**Planning**"}],"encrypted_content":"gAAA..."}
+
+Calls and results are joined by ``call_id`` only (``CallBook``). ``arguments`` is
+a JSON *string*: shell calls show the decoded command, other calls the string
+itself (it already is JSON text). An output that is itself a JSON string
+``{"output":..., "metadata":...}`` (rollouts before 2026-05) is decoded once more.
+
+References: openai/codex@ed6e5cf919 codex-rs/protocol/src/models.rs:703-749,753-909,1170-1235,1313-1328;
+codex-rs/core/src/tools/mod.rs:61-86; openai/codex@82061660ae core/src/tools/mod.rs (JSON output);
+openai/codex@0846c126ea codex-rs/core/src/event_mapping.rs (contextual user messages);
+openai/codex@109c40defd codex-rs/core/src/context/contextual_user_message.rs;
+openai/codex@c8984c96f2 codex-rs/core/src/context/user_instructions.rs;
+openai/codex@001f15e971 codex-rs/core/src/tools/events.rs (rejection texts);
+openai/codex@01d69e28a9 codex-cli/src/utils/agent/handle-exec-command.ts (TypeScript denials);
+zazula/codex-1@eb1534727f (fork of openai/codex) codex-rs/core/src/context/approved_command_prefix_saved.rs
+(research/formats-cli-agents.md 2.3, 2.4).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import shlex
+from collections.abc import Iterator
+
+from aitrail.analyzer.formats.text import excerpt
+from aitrail.analyzer.rows import Draft
+
+# Function names whose arguments carry a command line: shown as the command itself.
+SHELL_TOOLS = frozenset({"shell", "container.exec", "shell_command", "exec_command", "local_shell"})
+# Text parts that begin like this are written by the harness, not typed by the user.
+CONTEXT_PREFIXES = (
+    "<environment_context>", "<user_instructions>", "# AGENTS.md instructions for ", "<user_shell_command>",
+    "<turn_aborted>", "<subagent_notification>", "<skill>", "<external_", "<INSTRUCTIONS>",
+    "<permissions instructions>", "<collaboration_mode>", "<model_switch>", "<personality_spec>",
+)
+_WRAPPED_BLOCK = re.compile(r"^\s*<([a-z][a-z0-9_]*)(?:\s[^>]*)?>.*</\1>\s*$", re.DOTALL)
+_IMAGE_TAG = re.compile(r"^\s*</?(?:local_)?image\b[^>]*>\s*$")
+PREFIX_SAVED = "Approved command prefix saved:"
+# The texts Codex writes as a call's output when the user answers "no" to an approval prompt.
+REJECTIONS = ("exec command rejected by user", "patch rejected by user")
+# The TypeScript CLI's stand-ins for the user's answer, sent as a user message after a denial.
+DENIAL_NOTES = ("No, don't do that — keep going though.", "No, don't do that — stop for now.")
+
+
+def as_dict(value) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
+def _plain(value) -> str:
+    """What JSON cannot hold (SQLite BLOBs, TOML dates and times) as text."""
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
+    return value.isoformat() if hasattr(value, "isoformat") else str(value)
+
+
+def as_text(value) -> str:
+    """A string as it is; anything else as compact JSON (None as empty)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bytes):
+        return _plain(value)
+    return "" if value is None else json_value(value)
+
+
+def json_value(value) -> str:
+    """A setting's value as the timeline writes it: compact JSON with sorted keys."""
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"), default=_plain)
+
+
+def signature(text: str) -> bytes:
+    """What two records of the same content share: the text without any whitespace (as a digest,
+    so that pairing a large rollout holds 16 bytes per record, not its text)."""
+    return hashlib.blake2b("".join(text.split()).encode("utf-8", "surrogatepass"), digest_size=16).digest()
+
+
+# -- message content ------------------------------------------------------------------------
+
+
+def content_parts(content) -> list[tuple[str, str]]:
+    """(kind, text) per content part: kind ``text``, ``image`` or ``other``."""
+    if isinstance(content, str):
+        return [("text", content)]
+    if not isinstance(content, list):
+        return [] if content is None else [("other", as_text(content))]
+    parts = []
+    for part in content:
+        part_dict = as_dict(part)
+        kind = part_dict.get("type")
+        if kind in ("input_text", "output_text", "text", "summary_text", "reasoning_text"):
+            parts.append(("text", as_text(part_dict.get("text"))))
+        elif kind == "refusal":
+            parts.append(("text", as_text(part_dict.get("refusal"))))
+        elif kind in ("input_image", "image"):
+            parts.append(("image", "[image]"))
+        elif kind == "encrypted_content":
+            parts.append(("other", "[encrypted content]"))
+        else:
+            parts.append(("other", as_text(part)))
+    return parts
+
+
+def content_text(content) -> str:
+    return "\n".join(text for _, text in content_parts(content))
+
+
+def prompt_signature(content) -> bytes:
+    """The typed text of a user message, as its user_message event repeats it (image tags left out)."""
+    texts = [text for kind, text in content_parts(content) if kind == "text" and not _IMAGE_TAG.match(text)]
+    return signature("".join(texts))
+
+
+def is_context(content) -> bool:
+    """A user-role message the harness wrote (environment, AGENTS.md, shell and abort notices)."""
+    for kind, text in content_parts(content):
+        if kind == "text" and (text.lstrip().startswith(CONTEXT_PREFIXES) or _WRAPPED_BLOCK.match(text)
+                               or text.strip() in DENIAL_NOTES):
+            return True
+    return False
+
+
+def reasoning_texts(item: dict) -> tuple[list[str], list[str]]:
+    """(summary parts, raw content parts) of a reasoning item."""
+    summary = [text for kind, text in content_parts(item.get("summary")) if kind == "text"]
+    raw = [text for kind, text in content_parts(item.get("content")) if kind == "text"]
+    return summary, raw
+
+
+# -- calls and results ------------------------------------------------------------------------
+
+
+class CallBook:
+    """Tool calls waiting for their result, joined by call_id (never by position)."""
+
+    def __init__(self) -> None:
+        self.open: dict[str, Draft] = {}
+        self.names: dict[str, str] = {}
+
+    def called(self, call: Draft) -> None:
+        if call.tool_use_id:
+            self.open[call.tool_use_id] = call
+            self.names[call.tool_use_id] = call.tool_name
+
+    def answered(self, call_id: str) -> tuple[str, bool]:
+        """The called tool's name, and whether a call with this id came before."""
+        self.open.pop(call_id, None)
+        return self.names.get(call_id, ""), call_id in self.names
+
+    def orphans(self) -> Iterator[Draft]:
+        for call in self.open.values():
+            yield Draft("system", f"parser: no result recorded for tool call {call.tool_use_id} ({call.tool_name})",
+                        call.locator, timestamp_ns=call.timestamp_ns, timestamp_source=call.timestamp_source,
+                        session_id=call.session_id, project_path=call.project_path, git_branch=call.git_branch,
+                        model=call.model, tool_name=call.tool_name, tool_use_id=call.tool_use_id)
+        self.open.clear()
+
+
+def decode_arguments(raw) -> dict | None:
+    """The arguments object of a function call (a JSON string on disk), or None."""
+    if isinstance(raw, dict):
+        return raw
+    if not isinstance(raw, str):
+        return None
+    try:
+        value = json.loads(raw)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def command_text(command) -> str:
+    """A command as the user would type it: an argv list shell-quoted, a string as it is.
+
+    ``["apply_patch", "<patch>"]`` (how early Rust builds sent patches) keeps the
+    patch body unquoted on the lines after the name.
+    """
+    if isinstance(command, list) and all(isinstance(part, str) for part in command):
+        if len(command) == 2 and command[0] == "apply_patch":
+            return f"apply_patch\n{command[1]}"
+        return shlex.join(command)
+    return as_text(command)
+
+
+def call_text(name: str, raw_arguments) -> str:
+    """The text of a function call row (the rule is in docs/agents/codex.md)."""
+    arguments = decode_arguments(raw_arguments)
+    if arguments is None:
+        return as_text(raw_arguments)
+    command_key = "command" if "command" in arguments else ("cmd" if "cmd" in arguments else None)
+    if name in SHELL_TOOLS and command_key:
+        lines = [command_text(arguments[command_key])]
+        lines += [f"{key}: {as_text(value)}" for key, value in arguments.items() if key != command_key]
+        return "\n".join(lines)
+    if name == "apply_patch" and isinstance(arguments.get("input"), str) and len(arguments) == 1:
+        return arguments["input"]
+    return raw_arguments if isinstance(raw_arguments, str) else json_value(raw_arguments)
+
+
+def output_text(output) -> str:
+    """A call's output as text; the older JSON-string form is decoded once more."""
+    if isinstance(output, dict) and "content" in output:  # a FunctionCallOutputPayload written as an object
+        return output_text(output.get("content"))
+    if isinstance(output, list):
+        return content_text(output)
+    text = as_text(output)
+    if text.lstrip().startswith("{"):
+        try:
+            decoded = json.loads(text)
+        except ValueError:
+            return text
+        if isinstance(decoded, dict) and "output" in decoded and set(decoded) <= {"output", "metadata"}:
+            body = as_text(decoded.get("output"))
+            if "metadata" in decoded:
+                body += ("" if body.endswith("\n") or not body else "\n") + f"metadata: {json_value(decoded['metadata'])}"
+            return body
+    return text
+
+
+def rejection(output) -> bool:
+    """Whether a call's output is what Codex writes when the user denied the call.
+
+    Rust: ``exec command rejected by user`` / ``patch rejected by user``. TypeScript
+    CLI: ``{"output":"aborted","metadata":{}}`` (an automatic rejection by the
+    approval policy carries an ``error`` in its metadata and is not the user's).
+    """
+    text = output_text(output).strip()
+    if any(text.startswith(phrase) for phrase in REJECTIONS):
+        return True
+    raw = as_text(output).strip()
+    if not raw.startswith("{"):
+        return False
+    try:
+        decoded = json.loads(raw)
+    except ValueError:
+        return False
+    return isinstance(decoded, dict) and decoded.get("output") == "aborted" and decoded.get("metadata") == {}
+
+
+def tool_name(item: dict) -> str:
+    name = as_text(item.get("name"))
+    namespace = item.get("namespace")
+    return f"{namespace}.{name}" if isinstance(namespace, str) and namespace else name
+
+
+# -- one item, many rows ----------------------------------------------------------------------
+
+
+class ItemReader:
+    """Turns ResponseItems into Drafts; ``moment`` holds the columns every row shares."""
+
+    def __init__(self) -> None:
+        self.calls = CallBook()
+
+    def rows(self, item: dict, locator: str, moment: dict, duplicate_of: int | None = None) -> Iterator[Draft]:
+        kind = item.get("type")
+        handler = _HANDLERS.get(kind) if isinstance(kind, str) else None
+        if handler is None:
+            yield Draft("system", f"unknown response item type {as_text(kind) or '(none)'}: {excerpt(as_text(item))}",
+                        locator, **moment)
+            return
+        yield from handler(self, item, locator, moment, duplicate_of)
+
+    # messages and reasoning
+
+    def message(self, item, locator, moment, duplicate_of) -> Iterator[Draft]:
+        role, content = as_text(item.get("role")), item.get("content")
+        text = content_text(content)
+        if role == "user" and is_context(content):
+            yield Draft("system", f"context (user): {text}", locator, **moment)
+        elif role == "user" and duplicate_of is not None:
+            yield Draft("system", f"duplicate of line {duplicate_of} (the prompt, as its user_message event)",
+                        locator, **moment)
+        elif role in ("user", "assistant"):
+            yield Draft(role, text, locator, **moment)
+        elif role == "developer" and text.lstrip().startswith(PREFIX_SAVED):
+            # the body lists the saved prefixes as "- [\"git\", \"push\"]" lines (format_allow_prefixes)
+            body = text.lstrip()[len(PREFIX_SAVED):].strip().split("\n")
+            saved = "; ".join(entry.strip().removeprefix("- ") for entry in body if entry.strip())
+            yield Draft("system", f"permission decision: approved, and saved as a prefix rule: {saved}", locator,
+                        **moment)
+        else:
+            yield Draft("system", f"context ({role or 'no role'}): {text}", locator, **moment)
+
+    def reasoning(self, item, locator, moment, duplicate_of) -> Iterator[Draft]:
+        summary, raw = reasoning_texts(item)
+        pieces = ["\n\n".join(summary)] if summary else []
+        if raw:
+            pieces.append("\n\n".join(raw))
+        encrypted = item.get("encrypted_content")
+        if isinstance(encrypted, str) and encrypted:
+            pieces.append(f"[encrypted reasoning: {len(encrypted)} characters, not readable]")
+        yield Draft("thinking", "\n\n".join(pieces) or "[reasoning item with no summary or content]", locator,
+                    **moment)
+
+    # calls
+
+    def _call(self, name: str, text: str, call_id, locator: str, moment: dict) -> Draft:
+        call = Draft("tool_use", text, locator, tool_name=name, tool_use_id=as_text(call_id), **moment)
+        self.calls.called(call)
+        return call
+
+    def function_call(self, item, locator, moment, duplicate_of) -> Iterator[Draft]:
+        name = tool_name(item)
+        yield self._call(name, call_text(name, item.get("arguments")), item.get("call_id"), locator, moment)
+
+    def custom_tool_call(self, item, locator, moment, duplicate_of) -> Iterator[Draft]:
+        yield self._call(tool_name(item), as_text(item.get("input")), item.get("call_id"), locator, moment)
+
+    def local_shell_call(self, item, locator, moment, duplicate_of) -> Iterator[Draft]:
+        action = as_dict(item.get("action"))
+        lines = [command_text(action.get("command"))]
+        lines += [f"{key}: {as_text(value)}" for key, value in action.items()
+                  if key not in ("command", "type") and value is not None]
+        yield self._call("local_shell", "\n".join(lines), item.get("call_id"), locator, moment)
+
+    def tool_search_call(self, item, locator, moment, duplicate_of) -> Iterator[Draft]:
+        yield self._call("tool_search", as_text(item.get("arguments")), item.get("call_id"), locator, moment)
+
+    def web_search_call(self, item, locator, moment, duplicate_of) -> Iterator[Draft]:
+        # No id survives on disk (ids are skip_serializing), so there is nothing to join a result to.
+        action = as_dict(item.get("action"))
+        query = action.get("query") or action.get("queries") or action.get("url") or action
+        yield Draft("tool_use", as_text(query), locator, tool_name="web_search", **moment)
+
+    def image_generation_call(self, item, locator, moment, duplicate_of) -> Iterator[Draft]:
+        # The call and its result are one record; both rows carry its id.
+        call_id = as_text(item.get("id"))
+        yield Draft("tool_use", as_text(item.get("revised_prompt")), locator, tool_name="image_generation",
+                    tool_use_id=call_id, **moment)
+        result = item.get("result")
+        text = f"[generated image: {len(result)} base64 characters]" if isinstance(result, str) and result else \
+            f"[no image: status {as_text(item.get('status'))}]"
+        yield Draft("tool_result", text, locator, tool_name="image_generation", tool_use_id=call_id, **moment)
+
+    # results
+
+    def call_output(self, item, locator, moment, duplicate_of) -> Iterator[Draft]:
+        call_id = as_text(item.get("call_id"))
+        name, known = self.calls.answered(call_id)
+        name = name or as_text(item.get("name"))
+        output = item.get("tools") if item.get("type") == "tool_search_output" else item.get("output")
+        text = output_text(output)
+        yield Draft("tool_result", text, locator, tool_name=name, tool_use_id=call_id, **moment)
+        if not known:
+            yield Draft("system", f"parser: tool result for {name or call_id or 'a tool'} with no tool call before it",
+                        locator, tool_name=name, tool_use_id=call_id, **moment)
+        if rejection(output):
+            yield Draft("system", "permission decision: denied", locator, tool_name=name, tool_use_id=call_id,
+                        **moment)
+
+    # other items
+
+    def compaction(self, item, locator, moment, duplicate_of) -> Iterator[Draft]:
+        encrypted = as_text(item.get("encrypted_content"))
+        yield Draft("system", f"compaction: encrypted summary of the earlier conversation ({len(encrypted)} characters)",
+                    locator, **moment)
+
+    def ghost_snapshot(self, item, locator, moment, duplicate_of) -> Iterator[Draft]:
+        yield Draft("system", f"ghost snapshot: {as_text(item.get('ghost_commit'))}", locator, **moment)
+
+    def agent_message(self, item, locator, moment, duplicate_of) -> Iterator[Draft]:
+        yield Draft("system", f"inter-agent message from {as_text(item.get('author'))} to "
+                              f"{as_text(item.get('recipient'))}: {content_text(item.get('content'))}", locator, **moment)
+
+
+_HANDLERS = {
+    "message": ItemReader.message,
+    "reasoning": ItemReader.reasoning,
+    "function_call": ItemReader.function_call,
+    "custom_tool_call": ItemReader.custom_tool_call,
+    "local_shell_call": ItemReader.local_shell_call,
+    "tool_search_call": ItemReader.tool_search_call,
+    "web_search_call": ItemReader.web_search_call,
+    "image_generation_call": ItemReader.image_generation_call,
+    "function_call_output": ItemReader.call_output,
+    "custom_tool_call_output": ItemReader.call_output,
+    "tool_search_output": ItemReader.call_output,
+    "compaction": ItemReader.compaction,
+    "compaction_summary": ItemReader.compaction,
+    "context_compaction": ItemReader.compaction,
+    "ghost_snapshot": ItemReader.ghost_snapshot,
+    "agent_message": ItemReader.agent_message,
+}

@@ -1,0 +1,283 @@
+"""Codex parsers, one rule per test (docs/agents/codex.md)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import tempfile
+from pathlib import Path
+
+import zstandard
+
+from tests.analyzer.fakes import FakeBundle, drafts, run
+
+THREAD = "0198e2a4-7b1c-7d3e-8f40-5a6b7c8d9e01"
+ROLLOUT = f".codex/sessions/2026/07/02/rollout-2026-07-02T11-14-05-{THREAD}.jsonl"
+STAMP = "2026-07-02T09:14:05.{:03d}Z"
+
+
+def tagged(*payloads: tuple[str, dict]) -> bytes:
+    """Tagged rollout lines, one millisecond apart."""
+    lines = [{"timestamp": STAMP.format(number), "type": kind, "payload": payload}
+             for number, (kind, payload) in enumerate(payloads)]
+    return b"".join(json.dumps(line).encode() + b"\n" for line in lines)
+
+
+def rollout_rows(data: bytes, path: str = ROLLOUT, store: str = "codex.rollouts"):
+    return drafts(FakeBundle({(store, path): data}), path, "codex.rollout.v1")
+
+
+def message(role: str, text: str) -> tuple[str, dict]:
+    kind = "output_text" if role == "assistant" else "input_text"
+    return "response_item", {"type": "message", "role": role, "content": [{"type": kind, "text": text}]}
+
+
+def call(name: str, arguments: dict, call_id: str) -> tuple[str, dict]:
+    return "response_item", {"type": "function_call", "name": name, "arguments": json.dumps(arguments),
+                             "call_id": call_id}
+
+
+def output(call_id: str, text: str) -> tuple[str, dict]:
+    return "response_item", {"type": "function_call_output", "call_id": call_id, "output": text}
+
+
+# -- rollouts ----------------------------------------------------------------------------------
+
+
+def test_a_function_call_output_is_never_a_user_row():
+    rows = rollout_rows(tagged(call("shell_command", {"command": "ls"}, "call_1"), output("call_1", "a.py\n")))
+    assert [row.turn_type for row in rows] == ["tool_use", "tool_result"]
+    assert rows[1].text == "a.py\n"
+
+
+def test_injected_context_in_a_user_message_is_a_system_row():
+    rows = rollout_rows(tagged(message("user", "<environment_context>\n  <cwd>/w</cwd>\n</environment_context>"),
+                               message("user", "# AGENTS.md instructions for /w\n\n<INSTRUCTIONS>\nbe brief\n</INSTRUCTIONS>")))
+    assert [row.turn_type for row in rows] == ["system", "system"]
+    assert rows[0].text.startswith("context (user): <environment_context>")
+
+
+def test_every_call_id_is_joined_to_its_result_whatever_the_order():
+    rows = rollout_rows(tagged(call("shell_command", {"command": "a"}, "call_a"),
+                               ("response_item", {"type": "custom_tool_call", "name": "apply_patch", "input": "*** Begin Patch",
+                                                  "call_id": "call_b"}),
+                               ("response_item", {"type": "custom_tool_call_output", "call_id": "call_b", "output": "ok"}),
+                               output("call_a", "done"),
+                               call("shell_command", {"command": "c"}, "call_c")))
+    results = {row.tool_use_id: row.tool_name for row in rows if row.turn_type == "tool_result"}
+    assert results == {"call_a": "shell_command", "call_b": "apply_patch"}
+    orphans = [row for row in rows if row.text.startswith("parser: no result recorded")]
+    assert [(row.tool_use_id, row.text) for row in orphans] == [
+        ("call_c", "parser: no result recorded for tool call call_c (shell_command)")]
+
+
+def test_a_result_without_its_call_says_so():
+    rows = rollout_rows(tagged(output("call_x", "late")))
+    assert rows[0].turn_type == "tool_result"
+    assert rows[1].text == "parser: tool result for call_x with no tool call before it"
+
+
+def test_the_prompt_recorded_as_response_item_and_user_message_event_appears_once():
+    prompt = "Find why the login times out."
+    rows = rollout_rows(tagged(message("user", prompt), ("event_msg", {"type": "task_started", "turn_id": "0"}),
+                               ("event_msg", {"type": "user_message", "message": prompt, "images": []})))
+    users = [row for row in rows if row.turn_type == "user"]
+    assert [(row.text, row.locator) for row in users] == [(prompt, "line:3")]  # the event is the primary
+    assert rows[0].text == "duplicate of line 3 (the prompt, as its user_message event)"
+
+
+def test_a_reply_and_reasoning_recorded_twice_appear_once_in_either_order():
+    rows = rollout_rows(tagged(("event_msg", {"type": "agent_reasoning", "text": "**Plan**"}),
+                               ("response_item", {"type": "reasoning", "summary": [{"type": "summary_text", "text": "**Plan**"}],
+                                                  "encrypted_content": "gAAAA"}),
+                               message("assistant", "Done."),
+                               ("event_msg", {"type": "agent_message", "message": "Done."})))
+    assert [(row.turn_type, row.locator) for row in rows if row.turn_type in ("thinking", "assistant")] == [
+        ("thinking", "line:2"), ("assistant", "line:3")]
+    assert rows[1].text == "**Plan**\n\n[encrypted reasoning: 5 characters, not readable]"
+    assert rows[0].text.startswith("duplicate of line 2") and rows[3].text.startswith("duplicate of line 3")
+
+
+def test_an_unpaired_event_keeps_its_content():
+    rows = rollout_rows(tagged(("event_msg", {"type": "agent_message", "message": "only here"})))
+    assert [(row.turn_type, row.text) for row in rows] == [("assistant", "only here")]
+
+
+def test_json_string_arguments_are_decoded_and_shell_commands_shown_as_typed():
+    rows = rollout_rows(tagged(call("shell", {"command": ["bash", "-lc", "npm test -- --grep 'login'"]}, "call_1"),
+                               call("shell_command", {"command": "rg -n pool src", "workdir": "/w"}, "call_2"),
+                               call("update_plan", {"plan": [{"step": "a", "status": "done"}]}, "call_3")))
+    assert rows[0].text == "bash -lc 'npm test -- --grep '\"'\"'login'\"'\"''"
+    assert rows[1].text == "rg -n pool src\nworkdir: /w"
+    assert json.loads(rows[2].text) == {"plan": [{"step": "a", "status": "done"}]}  # other tools: the JSON text
+
+
+def test_an_older_json_string_output_is_decoded_once_more():
+    wrapped = json.dumps({"output": "2 passed\n", "metadata": {"exit_code": 0, "duration_seconds": 0.4}})
+    rows = rollout_rows(tagged(call("shell", {"command": ["pytest"]}, "call_1"), output("call_1", wrapped)))
+    assert rows[1].text == '2 passed\nmetadata: {"duration_seconds":0.4,"exit_code":0}'
+
+
+def test_a_rejected_command_gives_a_permission_decision():
+    rows = rollout_rows(tagged(call("shell_command", {"command": "git push"}, "call_1"),
+                               output("call_1", "exec command rejected by user")))
+    assert [(row.text, row.tool_use_id) for row in rows[2:]] == [("permission decision: denied", "call_1")]
+
+
+def test_turn_context_gives_model_changes_and_permission_settings():
+    context = {"cwd": "/w", "model": "gpt-5.5-codex", "approval_policy": "on-request",
+               "sandbox_policy": {"type": "read-only"}}
+    rows = rollout_rows(tagged(("turn_context", context), ("turn_context", {**context, "model": "gpt-5.5"}),
+                               ("turn_context", {**context, "model": "gpt-5.5"})))
+    assert [row.text for row in rows] == [
+        "model: gpt-5.5-codex",
+        'permission setting: approval_policy="on-request" (from turn_context)',
+        'permission setting: sandbox_policy={"type":"read-only"} (from turn_context)',
+        "model: gpt-5.5-codex -> gpt-5.5",
+        'turn context: unchanged (model=gpt-5.5 approval_policy="on-request" sandbox_policy={"type":"read-only"})',
+    ]
+    assert rows[3].model == "gpt-5.5" and rows[3].project_path == "/w"
+
+
+def test_session_meta_sets_session_project_and_branch():
+    rows = rollout_rows(tagged(("session_meta", {"id": THREAD, "cwd": "/w", "git": {"branch": "fix/x"}}),
+                               message("assistant", "hi")))
+    assert (rows[1].session_id, rows[1].project_path, rows[1].git_branch) == (THREAD, "/w", "fix/x")
+
+
+def test_a_torn_line_is_reported_and_the_lines_after_it_are_read():
+    good = tagged(message("assistant", "after"))
+    data = b'{"timestamp":"2026-07-02T09:14:05.000Z","type":"response_item","payload":{"ty\n' + good + b'{"timest'
+    rows = rollout_rows(data)
+    assert rows[0].text.startswith("parser: unparseable line (invalid JSON")
+    assert (rows[1].turn_type, rows[1].locator) == ("assistant", "line:2")
+    assert rows[2].text.startswith("parser: unparseable line (torn last line, no newline")
+
+
+def test_an_unknown_item_type_is_a_system_row_naming_it():
+    rows = rollout_rows(tagged(("world_state", {"a": 1}), ("response_item", {"type": "hologram", "x": 1}),
+                               ("event_msg", {"type": "something_new"})))
+    assert [row.text for row in rows] == ['unknown rollout item type world_state: {"a":1}',
+                                          'unknown response item type hologram: {"type":"hologram","x":1}',
+                                          "event: something_new"]
+
+
+def test_untagged_lines_take_the_session_start_time():
+    lines = [{"id": THREAD, "timestamp": "2025-08-14T14:02:11.873Z", "instructions": None},
+             {"record_type": "state"}, {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "go"}]}]
+    rows = rollout_rows(b"".join(json.dumps(line).encode() + b"\n" for line in lines))
+    assert [row.turn_type for row in rows] == ["system", "system", "user"]
+    assert len({row.timestamp_ns for row in rows}) == 1 and rows[2].timestamp_ns is not None
+
+
+def test_a_zst_rollout_is_read_like_the_plain_one():
+    data = tagged(message("assistant", "compressed"))
+    rows = rollout_rows(zstandard.ZstdCompressor().compress(data), ROLLOUT + ".zst", "codex.rollouts_compressed")
+    assert [(row.turn_type, row.text) for row in rows] == [("assistant", "compressed")]
+
+
+def test_a_cut_zst_rollout_keeps_the_lines_before_the_cut_and_says_so():
+    first = zstandard.ZstdCompressor().compress(tagged(message("assistant", "kept")))
+    second = zstandard.ZstdCompressor().compress(tagged(message("assistant", "lost")))
+    rows = rollout_rows(first + second[: len(second) // 2], ROLLOUT + ".zst", "codex.rollouts_compressed")
+    assert rows[0].text == "kept"
+    assert rows[-1].text.startswith("parser: unparseable file (the zstd stream ends in the middle of a frame")
+
+
+def test_the_typescript_rollout_joins_calls_and_reads_denials():
+    document = {"session": {"timestamp": "2025-05-02T10:41:07.512Z", "id": "s1", "instructions": ""},
+                "items": [{"type": "function_call", "call_id": "c1", "name": "shell", "arguments": '{"command":["rm","x"]}'},
+                          {"type": "function_call_output", "call_id": "c1", "output": '{"output":"aborted","metadata":{}}'},
+                          {"type": "message", "role": "user", "content": [{"type": "input_text",
+                                                                            "text": "No, don't do that — stop for now."}]}]}
+    path = ".codex/sessions/rollout-2025-05-02-8f0c1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b.json"
+    rows = drafts(FakeBundle({("codex.rollouts_legacy_json", path): json.dumps(document).encode()}), path,
+                  "codex.rollout_legacy_json.v1")
+    assert [(row.turn_type, row.text) for row in rows[1:]] == [
+        ("tool_use", "rm x"), ("tool_result", "aborted\nmetadata: {}"), ("system", "permission decision: denied"),
+        ("system", "context (user): No, don't do that — stop for now.")]
+
+
+# -- history, index, state database -------------------------------------------------------------
+
+
+def test_history_lines_are_user_rows_written_like_the_rollouts():
+    data = b'{"session_id":"s1","ts":1782983645,"text":"list the failing tests"}\n{"session_id":"s1","ts":1}\n'
+    rows = drafts(FakeBundle({("codex.history", ".codex/history.jsonl"): data}), ".codex/history.jsonl", "codex.history.v1")
+    assert (rows[0].turn_type, rows[0].text, rows[0].session_id) == ("user", "list the failing tests", "s1")
+    assert rows[1].text.startswith("parser: unparseable line (no prompt text)")
+
+
+def test_a_thread_name_of_a_missing_rollout_is_a_session_row():
+    index = (f'{{"id":"{THREAD}","thread_name":"kept","updated_at":"2026-07-02T09:15:30.004Z"}}\n'
+             '{"id":"gone","thread_name":"lost","updated_at":"2026-07-02T09:15:30.004Z"}\n').encode()
+    bundle = FakeBundle({("codex.session_index", ".codex/session_index.jsonl"): index,
+                         ("codex.rollouts", ROLLOUT): tagged(message("assistant", "x"))})
+    rows = drafts(bundle, ".codex/session_index.jsonl", "codex.session_index.v1")
+    assert [row.text for row in rows] == [
+        "thread name: kept", "session: lost (thread name in session_index.jsonl; its rollout is not in the bundle)"]
+
+
+def _database(statements: str) -> bytes:
+    with tempfile.TemporaryDirectory() as scratch:
+        path = Path(scratch) / "state.sqlite"
+        connection = sqlite3.connect(path)
+        connection.executescript(statements)
+        connection.commit()
+        connection.close()
+        return path.read_bytes()
+
+
+def test_the_state_database_adds_a_session_only_for_a_thread_without_rollout():
+    data = _database(f"""
+        CREATE TABLE threads (id TEXT PRIMARY KEY, rollout_path TEXT, created_at INTEGER, cwd TEXT, title TEXT,
+            sandbox_policy TEXT, approval_mode TEXT, first_user_message TEXT, model BLOB);
+        INSERT INTO threads VALUES ('{THREAD}', '/r.jsonl', 1782983645, '/w', 't', '{{"type":"read-only"}}', 'never',
+            'present prompt', 'gpt-5.5');
+        INSERT INTO threads VALUES ('gone', '/g.jsonl', 1782983645, '/w', 'lost thread', 'x', 'never', 'lost prompt',
+            X'6770742d35');""")
+    bundle = FakeBundle({("codex.state_db", ".codex/state_5.sqlite"): data,
+                         ("codex.rollouts", ROLLOUT): tagged(message("assistant", "x"))})
+    rows = drafts(bundle, ".codex/state_5.sqlite", "codex.state_db.v1")
+    assert [(row.session_id, row.turn_type) for row in rows if row.turn_type == "user"] == [
+        (THREAD, "user"), ("gone", "user")]  # the present one is dropped by the run's dedup
+    sessions = [row.text for row in rows if row.text.startswith("session:")]
+    assert sessions == [("session: lost thread (from state_5.sqlite threads; its rollout is not in the bundle; "
+                         "rollout_path=/g.jsonl)")]
+    assert 'permission setting: sandbox_policy="x" (from state_5.sqlite threads, the thread\'s last turn)' in \
+        [row.text for row in rows]
+
+
+# -- config and rules ---------------------------------------------------------------------------
+
+
+def test_config_values_of_unread_keys_never_reach_the_timeline():
+    data = b'approval_policy = "never"\n[mcp_servers.gh]\nenv = { TOKEN = "ghp_SECRET" }\n'
+    rows = drafts(FakeBundle({("codex.config", ".codex/config.toml"): data}), ".codex/config.toml", "codex.config.v1")
+    assert [row.text for row in rows] == ['permission setting: approval_policy="never" (from config.toml)',
+                                          "config: other keys set, not read: mcp_servers (in config.toml)"]
+
+
+def test_prefix_rules_are_standing_permission_settings_and_nothing_is_evaluated():
+    data = (b'prefix_rule(pattern=["git", "status"], decision="allow")\n'
+            b'__import__("os").system("true")\nprefix_rule(pattern=["x"\n')
+    rows = drafts(FakeBundle({("codex.rules", ".codex/rules/default.rules"): data}), ".codex/rules/default.rules",
+                  "codex.rules.v1")
+    texts = [row.text for row in rows]
+    assert 'permission setting: prefix_rule pattern=["git","status"] decision="allow" (from rules/default.rules)' in texts
+    assert 'rules: statement not read: __import__("os").system("true")' in texts
+    assert any(text.startswith("parser: unparseable line (not a rule") for text in texts)
+
+
+def test_dispatch_never_sees_a_crash_from_a_damaged_state_database():
+    bundle = FakeBundle({("codex.state_db", ".codex/state_5.sqlite"): b"not a database"})
+    rows = run(bundle, ".codex/state_5.sqlite", "codex.state_db.v1")
+    assert [row[8] for row in rows] == ["parser: unparseable file (state_5.sqlite: cannot read: file is not a database)"]
+
+
+def test_a_lone_surrogate_escape_is_kept_as_text_that_utf8_can_write():
+    """dispatch keeps such a character as its escape text, for every parser."""
+    data = b'{"session_id":"s1","ts":1782983645,"text":"bad \\ud800 escape"}\n'
+    rows = run(FakeBundle({("codex.history", ".codex/history.jsonl"): data}), ".codex/history.jsonl", "codex.history.v1")
+    assert rows[0][8] == "bad \\ud800 escape"
+    rows[0][8].encode("utf-8")
