@@ -1,0 +1,240 @@
+"""Gemini CLI per-project side files: logs.json, shell_history, saved chats, edit checkpoints, tracker.
+
+* ``tmp/<id>/logs.json`` (secondary): a JSON array rewritten whole on each
+  prompt, ``[{sessionId, messageId, timestamp, type: "user", message}]``;
+  every prompt and slash command as typed. Session cleanup leaves it, so it
+  recovers the prompts of deleted sessions; its user rows equal to a
+  transcript's user rows are dropped by the run. A file cut off mid-write
+  (``fs.writeFile`` is not atomic) still gives the entries before the cut;
+  ``logs.json.<reason>.<ms>.bak`` copies the CLI set aside are read the same way.
+* ``tmp/<id>/shell_history`` (secondary): shell-mode commands, one per line,
+  oldest first, deduplicated, at most 100; the last line is the newest command
+  and was written at the file's mtime.
+* ``tmp/<id>/checkpoint-<tag>.json`` (secondary, ``/chat save <tag>``):
+  ``{history: Content[], authType?}``, the API history; read like chat messages
+  (``role: model`` as ``gemini``) without times.
+* ``tmp/<id>/checkpoints/<ISO time, ':'→'-', '.'→'_'>-<file>-<tool>.json``:
+  ``{history?, clientHistory?, commitHash?, toolCall {name, args}, messageId?}``,
+  written before a restorable edit runs: one ``checkpoint:`` row.
+* ``tmp/<id>/<sessionId>/tracker/<6 hex>.json``: one ``TrackerTask``
+  ``{id, title, description, type, status, parentId?, dependencies[], subagentSessionId?}``:
+  one ``task:`` row at the file's mtime.
+
+References: google-gemini/gemini-cli@5411f113ca packages/core/src/core/logger.ts:17-31,84-130,142-250,290-345;
+packages/cli/src/ui/hooks/useShellHistory.ts:12-105; packages/cli/src/ui/components/InputPrompt.tsx:409-421;
+packages/core/src/utils/checkpointUtils.ts:15-66,86-160; packages/core/src/services/trackerTypes.ts:9-42;
+packages/core/src/services/trackerService.ts:17-60 (research/formats-cli-agents.md 3.3, 3.4, 3.8).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from urllib.parse import unquote
+
+from aitrail.analyzer.context import ParseContext
+from aitrail.analyzer.formats.text import bad_file, bad_line, bad_record
+from aitrail.analyzer.parsers.gemini_cli_messages import (
+    Message,
+    SessionRenderer,
+    compact,
+    moment,
+)
+from aitrail.analyzer.parsers.gemini_cli_projects import folder_of, project_path
+from aitrail.analyzer.rows import Draft, ns_from_iso
+
+_CHECKPOINT_TIME = re.compile(r"^(\d{4}-\d\d-\d\dT\d\d)-(\d\d)-(\d\d)_(\d{3})Z-")
+_PROMPT_SEPARATOR = "########"  # prompt ids are <sessionId>########<turn>
+_WHITESPACE = " \t\r\n"
+
+
+def _mtime(ctx: ParseContext) -> dict:
+    return {"timestamp_ns": ctx.source.mtime_ns, "timestamp_source": "file-mtime"}
+
+
+def _load_object(ctx: ParseContext, what: str) -> tuple[dict | None, Draft | None]:
+    try:
+        document = json.loads(ctx.data)
+    except (ValueError, UnicodeDecodeError) as exc:
+        return None, bad_file(f"{what} is not JSON: {exc}")
+    if not isinstance(document, dict):
+        return None, bad_file(f"{what} is a JSON {type(document).__name__}, not an object")
+    return document, None
+
+
+# -- logs.json -------------------------------------------------------------------------------------------
+
+
+def array_items(data: bytes) -> tuple[list, Draft | None]:
+    """Items of a JSON array, or of as much of it as was written before a cut, and the problem if any."""
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        return [], bad_file(f"not UTF-8 at byte {exc.start}")
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return _salvage(text)
+    if not isinstance(value, list):
+        return [], bad_file(f"a JSON {type(value).__name__}, not an array")
+    return value, None
+
+
+def _salvage(text: str) -> tuple[list, Draft]:
+    """Decode item after item; the first that does not decode ends the array (a torn rewrite)."""
+    decoder, items = json.JSONDecoder(), []
+    position = _skip(text, 0)
+    if not text.startswith("[", position):
+        return [], bad_file("not a JSON array")
+    position = _skip(text, position + 1)
+    while position < len(text) and text[position] != "]":
+        try:
+            value, end = decoder.raw_decode(text, position)
+        except ValueError as exc:
+            return items, bad_record(f"json:/{len(items)}", f"the array is cut off or damaged here after "
+                                                            f"{len(items)} items: {exc}", text[position:])
+        items.append(value)
+        position = _skip(text, end)
+        if text.startswith(",", position):
+            position = _skip(text, position + 1)
+        elif not text.startswith("]", position):
+            return items, bad_record(f"json:/{len(items)}", f"the array ends without ']' after {len(items)} items",
+                                     text[position:])
+    if position >= len(text):
+        return items, bad_record(f"json:/{len(items)}", f"the array ends without ']' after {len(items)} items")
+    return items, bad_record("file", "text after the array's ']'", text[position + 1:])
+
+
+def _skip(text: str, position: int) -> int:
+    while position < len(text) and text[position] in _WHITESPACE:
+        position += 1
+    return position
+
+
+def parse_logs_json(ctx: ParseContext) -> Iterator[Draft]:
+    items, problem = array_items(ctx.data)
+    project = project_path(ctx)
+    for index, entry in enumerate(items):
+        locator = f"json:/{index}"
+        if not isinstance(entry, dict) or not isinstance(entry.get("message"), str):
+            yield bad_record(locator, "log entry without a message string", compact(entry))
+            continue
+        fields = {"session_id": str(entry.get("sessionId") or ""), "project_path": project,
+                  **moment(entry.get("timestamp"))}
+        kind = entry.get("type")
+        if kind == "user":
+            yield Draft("user", entry["message"], locator, **fields)
+        else:
+            yield Draft("system", f"log entry ({compact(kind)}): {entry['message']}", locator, **fields)
+    if problem is not None:
+        yield problem
+
+
+# -- shell_history ------------------------------------------------------------------------------------------
+
+
+def parse_shell_history(ctx: ParseContext) -> Iterator[Draft]:
+    lines = [(number, raw) for number, _, raw, _ in ctx.lines() if raw.strip()]
+    project = project_path(ctx)
+    for position, (number, raw) in enumerate(lines):
+        try:
+            text = raw.decode("utf-8").rstrip("\r")
+        except UnicodeDecodeError as exc:
+            yield bad_line(number, f"not UTF-8 at byte {exc.start}", raw)
+            continue
+        # the file is rewritten whole when a command is added, newest last: only that line has a time
+        when = _mtime(ctx) if position == len(lines) - 1 else {"timestamp_source": "none"}
+        yield Draft("user", text, f"line:{number}", project_path=project, **when)
+
+
+# -- saved chats (/chat save) --------------------------------------------------------------------------------
+
+
+def parse_saved_chat(ctx: ParseContext) -> Iterator[Draft]:
+    document, problem = _load_object(ctx, "saved chat")
+    if problem is not None:
+        yield problem
+        return
+    base = {"project_path": project_path(ctx)}
+    tag = unquote(ctx.source.name[len("checkpoint-"):-len(".json")])
+    history = document.get("history")
+    count = len(history) if isinstance(history, list) else 0
+    yield Draft("system", f"saved chat: /chat save {tag} ({count} turns, authType={compact(document.get('authType'))};"
+                          f" file mtime)", "file", **_mtime(ctx), **base)
+    if not isinstance(history, list):
+        yield bad_record("json:/history", "history is not an array", compact(history))
+        return
+    messages = []
+    for index, content in enumerate(history):
+        if not isinstance(content, dict):
+            yield bad_record(f"json:/history/{index}", "turn is not an object", compact(content))
+            continue
+        role = content.get("role") if isinstance(content.get("role"), str) else ""
+        record = {"type": {"user": "user", "model": "gemini"}.get(role, role), "content": content.get("parts")}
+        messages.append(Message(record, f"json:/history/{index}"))
+    renderer = SessionRenderer(messages, base)
+    for message in messages:
+        yield from renderer.rows(message)
+    yield from renderer.finish()
+
+
+# -- edit checkpoints ----------------------------------------------------------------------------------------
+
+
+def parse_edit_checkpoint(ctx: ParseContext) -> Iterator[Draft]:
+    document, problem = _load_object(ctx, "edit checkpoint")
+    if problem is not None:
+        yield problem
+        return
+    call = document.get("toolCall")
+    if not isinstance(call, dict) or not isinstance(call.get("name"), str):
+        yield bad_file("edit checkpoint without a toolCall name")
+        return
+    args = call.get("args") if isinstance(call.get("args"), dict) else {}
+    prompt = document.get("messageId")
+    session = prompt.split(_PROMPT_SEPARATOR, 1)[0] if isinstance(prompt, str) and _PROMPT_SEPARATOR in prompt else ""
+    turns = document.get("clientHistory")
+    text = (f"checkpoint: before {call['name']} {args.get('file_path', '')} (restorable edit; shadow commit "
+            f"{document.get('commitHash') or 'none'}; {len(turns) if isinstance(turns, list) else 0} turns of "
+            f"conversation kept in the file)")
+    yield Draft("system", text, "file", tool_name=call["name"], session_id=session, project_path=project_path(ctx),
+                **_checkpoint_time(ctx))
+
+
+def _checkpoint_time(ctx: ParseContext) -> dict:
+    """The file name's UTC time (``new Date().toISOString()`` with ':'→'-', '.'→'_'), else the mtime."""
+    match = _CHECKPOINT_TIME.match(ctx.source.name)
+    ns = ns_from_iso(f"{match.group(1)}:{match.group(2)}:{match.group(3)}.{match.group(4)}Z") if match else None
+    return {"timestamp_ns": ns, "timestamp_source": "record"} if ns is not None else _mtime(ctx)
+
+
+# -- tracker tasks -------------------------------------------------------------------------------------------
+
+
+def parse_tracker(ctx: ParseContext) -> Iterator[Draft]:
+    task, problem = _load_object(ctx, "tracker task")
+    if problem is not None:
+        yield problem
+        return
+    if not isinstance(task.get("title"), str):
+        yield bad_file("tracker task without a title")
+        return
+    text = (f"task: {task['title']} | id={task.get('id', '')} type={task.get('type', '')} "
+            f"status={task.get('status', '')}")
+    for key in ("parentId", "dependencies", "subagentSessionId"):
+        if task.get(key) not in (None, [], ""):
+            text += f" {key}={compact(task[key])}"
+    if task.get("description"):
+        text += f" | {task['description']}"
+    yield Draft("system", text, "file", session_id=_tracker_session(ctx), project_path=project_path(ctx),
+                **_mtime(ctx))
+
+
+def _tracker_session(ctx: ParseContext) -> str:
+    """``tmp/<id>/<sessionId>/tracker/…`` names the session; ``tmp/<id>/tracker/…`` (older) does not."""
+    folder = folder_of(ctx.source.path)
+    if folder is None:
+        return ""
+    inner = ctx.source.path[len(folder.root) + len(folder.kind) + len(folder.name) + 2:].split("/")
+    return inner[0] if len(inner) > 2 and inner[1] == "tracker" else ""

@@ -1,0 +1,220 @@
+"""Which project a Gemini CLI ``tmp/<id>/`` or ``history/<id>/`` folder belongs to.
+
+Two generations of folder name:
+
+* legacy (until 2026-02-06): ``<id>`` is the SHA-256 hex of the project root
+  path string (``getProjectHash``); nothing in the folder names the path;
+* current: ``<id>`` is a slug; ``~/.gemini/projects.json`` holds
+  ``{"projects": {"<absolute path>": "<slug>"}}`` and each slug folder holds a
+  ``.project_root`` file with the owning path (written once, ``wx``).
+
+The join, per location and ``.gemini`` directory: a slug folder maps through
+its ``.project_root`` (the owner marker upstream verifies), else through
+``projects.json``; a hash folder (and a chat's ``projectHash``) maps only to a
+known path whose SHA-256 equals it. Known paths are the ``projects.json``
+keys, the ``.project_root`` contents, the ``trustedFolders.json`` keys and the
+absolute paths in ``settings.json``, each with its parent directories. A
+folder no known path hashes to keeps an empty project_path: never a guess.
+
+This module also has the two project-map parsers (one ``project:`` row per
+mapping) and the JSON-with-comments reader settings files need.
+
+    projects.json  {"projects": {"/home/dev/src/acme-api": "acme-api"}}
+    tmp/acme-api/.project_root  /home/dev/src/acme-api
+
+References: google-gemini/gemini-cli@5411f113ca packages/core/src/config/projectRegistry.ts:16-26,
+95-101,163-236,304-421; packages/core/src/config/storage.ts:214-273; packages/core/src/utils/paths.ts:318-320
+(research/formats-cli-agents.md 3.2, 3.6).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from aitrail.analyzer.bundle import MemberUnreadable, Source
+from aitrail.analyzer.context import ParseContext
+from aitrail.analyzer.formats.text import bad_file, bad_record
+from aitrail.analyzer.rows import Draft
+
+_GEMINI_FOLDER = re.compile(r"(?:^|/)\.gemini/(tmp|history)/([^/]+)/")
+_ANY_FOLDER = re.compile(r"(?:^|/)(tmp|history)/([^/]+)/")
+_ABSOLUTE = re.compile(r"^(/|[A-Za-z]:[\\/])")
+
+
+@dataclass(frozen=True)
+class Folder:
+    root: str  # the .gemini directory, path below the location, with a trailing "/" ("" at the top)
+    kind: str  # tmp | history
+    name: str  # slug or legacy hash
+
+
+def folder_of(path: str) -> Folder | None:
+    """The project folder a member path lies in, or None for files outside tmp/ and history/."""
+    match = _GEMINI_FOLDER.search(path) or _ANY_FOLDER.search(path)
+    if match is None:
+        return None
+    return Folder(path[:match.start(1)], match.group(1), match.group(2))
+
+
+def root_of(source: Source) -> str:
+    """The .gemini directory of a top-level file (projects.json, settings.json), with a trailing "/"."""
+    return f"{source.directory}/" if source.directory else ""
+
+
+# -- JSON with comments ----------------------------------------------------------------------------
+
+_JSONC_TOKENS = re.compile(r'"(?:\\.|[^"\\])*"|//[^\n]*|/\*.*?\*/', re.DOTALL)
+
+
+def load_jsonc(data: bytes):
+    """Settings and trust files allow // and /* */ comments (strip-json-comments); ValueError if not JSON."""
+    text = data.decode("utf-8-sig")
+    stripped = _JSONC_TOKENS.sub(lambda match: match.group(0) if match.group(0).startswith('"') else " ", text)
+    return json.loads(stripped)
+
+
+# -- the join table --------------------------------------------------------------------------------
+
+
+@dataclass
+class ProjectMap:
+    by_folder: dict[str, str] = field(default_factory=dict)  # slug -> path
+    by_hash: dict[str, str] = field(default_factory=dict)  # sha256 hex -> path
+    seen: set[str] = field(default_factory=set)
+
+    def add_candidate(self, path: str) -> None:
+        """A known path and its parents: any of them may be the root a hash folder was named after.
+
+        A match is a SHA-256 equality, so a wrong candidate can never map a folder.
+        """
+        current = path
+        while current and current not in self.seen:
+            self.seen.add(current)
+            self.by_hash.setdefault(hashlib.sha256(current.encode("utf-8")).hexdigest(), current)
+            parent = re.sub(r"[\\/][^\\/]*$", "", current)
+            if parent == current or parent.endswith(":"):
+                break
+            current = parent
+
+
+def _read(ctx: ParseContext, source: Source) -> bytes | None:
+    try:
+        return ctx.read(source)
+    except (MemberUnreadable, OSError):
+        return None  # a join source that cannot be read only leaves folders unmapped
+
+
+def _same_root(source: Source, location: str, root: str, top_level: bool) -> bool:
+    if source.location != location:
+        return False
+    if top_level:
+        return root_of(source) == root
+    folder = folder_of(source.path)
+    return folder is not None and folder.root == root
+
+
+def _absolute_strings(value) -> Iterator[str]:
+    if isinstance(value, str) and _ABSOLUTE.match(value):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _absolute_strings(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _absolute_strings(item)
+
+
+def build_map(ctx: ParseContext, location: str, root: str) -> ProjectMap:
+    table = ProjectMap()
+    for source in ctx.related("project_roots"):
+        if _same_root(source, location, root, top_level=False):
+            data = _read(ctx, source)
+            path = data.decode("utf-8", "replace").strip() if data else ""
+            if path:
+                table.by_folder.setdefault(folder_of(source.path).name, path)
+                table.add_candidate(path)
+    for store, keys_only in (("projects_registry", True), ("trusted_folders", True), ("user_settings", False)):
+        for source in ctx.related(store):
+            if not _same_root(source, location, root, top_level=True):
+                continue
+            try:
+                document = load_jsonc(_read(ctx, source) or b"")
+            except (ValueError, UnicodeDecodeError):
+                continue
+            if store == "projects_registry":
+                projects = document.get("projects") if isinstance(document, dict) else None
+                for path, slug in (projects.items() if isinstance(projects, dict) else ()):
+                    if isinstance(slug, str):
+                        table.by_folder.setdefault(slug, path)  # after .project_root: the marker wins
+                    table.add_candidate(path)
+            elif keys_only and isinstance(document, dict):
+                for path in document:
+                    table.add_candidate(path)
+            else:
+                for path in _absolute_strings(document):
+                    table.add_candidate(path)
+    return table
+
+
+def project_map(ctx: ParseContext, root: str) -> ProjectMap:
+    location = ctx.source.location
+    return ctx.cached(("gemini-cli-projects", location, root), lambda: build_map(ctx, location, root))
+
+
+def project_path(ctx: ParseContext, project_hash=None) -> str:
+    """The project of the current source's folder; a record's projectHash as a last resort."""
+    folder = folder_of(ctx.source.path)
+    if folder is None:
+        return ""
+    table = project_map(ctx, folder.root)
+    found = table.by_folder.get(folder.name) or table.by_hash.get(folder.name)
+    if not found and isinstance(project_hash, str):
+        found = table.by_hash.get(project_hash, "")
+    return found or ""
+
+
+# -- the project-map stores as rows ------------------------------------------------------------------
+
+
+def _mtime(ctx: ParseContext) -> dict:
+    return {"timestamp_ns": ctx.source.mtime_ns, "timestamp_source": "file-mtime"}
+
+
+def parse_projects_registry(ctx: ParseContext) -> Iterator[Draft]:
+    """``project: <path> -> tmp/<slug> (from projects.json, file mtime)`` per entry."""
+    try:
+        document = json.loads(ctx.data)
+    except (ValueError, UnicodeDecodeError) as exc:
+        yield bad_file(f"projects.json is not JSON: {exc}")
+        return
+    projects = document.get("projects") if isinstance(document, dict) else None
+    if not isinstance(projects, dict):
+        yield bad_file("projects.json has no \"projects\" object")
+        return
+    for path, slug in projects.items():
+        locator = f"json:/projects/{_pointer(path)}"
+        if not isinstance(slug, str):
+            yield bad_record(locator, "project slug is not a string", json.dumps(slug))
+            continue
+        yield Draft("system", f"project: {path} -> tmp/{slug} (from projects.json, file mtime)", locator,
+                    project_path=path, **_mtime(ctx))
+
+
+def parse_project_root(ctx: ParseContext) -> Iterator[Draft]:
+    """``project: <path> owns <kind>/<slug> (from .project_root, file mtime)``: written once, when claimed."""
+    text = ctx.data.decode("utf-8", "replace").strip()
+    folder = folder_of(ctx.source.path)
+    if not text or "\n" in text:
+        yield bad_file(".project_root does not hold one path")
+        return
+    where = f"{folder.kind}/{folder.name}" if folder else ctx.source.directory
+    yield Draft("system", f"project: {text} owns {where} (from .project_root, file mtime)", "file",
+                project_path=text, **_mtime(ctx))
+
+
+def _pointer(key: str) -> str:
+    return key.replace("~", "~0").replace("/", "~1")

@@ -1,0 +1,168 @@
+"""Replaying a Gemini CLI chat JSONL file as the mutation log it is, without losing anything.
+
+The file is appended to, never rewritten (since 2026-04-09). Lines are:
+
+* the metadata line ``{sessionId, projectHash, startTime, lastUpdated, kind?,
+  directories?, summary?}`` (a whole legacy record on one line also carries
+  ``messages``);
+* a ``MessageRecord`` (has a string ``id``), re-appended whole each time it
+  changes: the loader keeps the last copy per id at the position of the first
+  (a JavaScript ``Map.set`` on an existing key keeps its place);
+* ``{"$set": {...}}``, merged into the metadata; ``$set.messages`` replaces the
+  whole message list (a checkpoint);
+* ``{"$rewindTo": "<id>"}``: that message and every later one leave the
+  conversation (all of them when the id is unknown).
+
+Upstream drops what a rewind or a checkpoint removes; the replay keeps it:
+each such message still gives its rows, marked ``rewound@line:R`` or
+``replaced@line:R`` as the last segment of their locators. Every earlier
+copy of a message is an ``Occurrence`` too, so every line is accounted for.
+
+References: google-gemini/gemini-cli@5411f113ca packages/core/src/services/chatRecordingService.ts:76-98,
+151-345 (loadConversationRecord), 559-573, 648-663, 1004-1031 (research/formats-cli-agents.md 3.4).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+Position = tuple[int, int]  # (line number, index inside the line: -1 for the line itself)
+# What ``Replay.ordered`` yields, in this order when they share a place.
+EVENT, MESSAGE, EARLIER_COPY = 0, 1, 2
+
+
+@dataclass
+class Copy:
+    record: dict
+    locator: str
+    position: Position
+
+
+@dataclass
+class Entry:
+    """One message's life in the conversation: its copies and, if it left, where."""
+
+    message_id: str
+    copies: list[Copy] = field(default_factory=list)
+    marker: str = ""  # "rewound@line:R" or "replaced@line:R"
+
+    @property
+    def anchor(self) -> Position:
+        return self.copies[0].position
+
+    @property
+    def final(self) -> Copy:
+        return self.copies[-1]
+
+
+@dataclass
+class LineEvent:
+    """A row-giving line that is not a message: metadata, $set, $rewindTo, unknown, unreadable."""
+
+    kind: str  # metadata | set | rewind | unknown | draft
+    position: Position
+    record: object = None
+    removed: list[str] = field(default_factory=list)  # ids a rewind or checkpoint took out
+    found: bool = True  # whether a rewind's target was in the conversation
+
+
+class Replay:
+    """Feed records in file order; read ``entries``, ``events`` and ``metadata`` after."""
+
+    def __init__(self) -> None:
+        self.live: dict[str, Entry] = {}  # the conversation as upstream would load it, in order
+        self.entries: list[Entry] = []  # every message life, including the removed ones
+        self.events: list[LineEvent] = []
+        self.metadata: dict = {}
+
+    def add_record(self, record: dict, line: int) -> None:
+        """Classify one decoded line the way the upstream loader does, in its order."""
+        if isinstance(record.get("$rewindTo"), str):
+            self._rewind(record["$rewindTo"], line)
+        elif isinstance(record.get("id"), str):
+            self._message(record, f"line:{line}", (line, -1))
+        elif isinstance(record.get("$set"), dict):
+            self._set(record, line)
+        elif isinstance(record.get("sessionId"), str) and isinstance(record.get("projectHash"), str):
+            self._metadata(record, line)
+        else:
+            self.events.append(LineEvent("unknown", (line, -1), record))
+
+    def add_draft(self, draft, line: int) -> None:
+        """A row made elsewhere (an unreadable line) that keeps its place in line order."""
+        self.events.append(LineEvent("draft", (line, -1), draft))
+
+    # -- record kinds --------------------------------------------------------------------
+
+    def _message(self, record: dict, locator: str, position: Position) -> None:
+        message_id = record["id"]
+        entry = self.live.get(message_id)
+        if entry is None:
+            entry = Entry(message_id)
+            self.entries.append(entry)
+            self.live[message_id] = entry
+        entry.copies.append(Copy(record, locator, position))
+
+    def _rewind(self, target: str, line: int) -> None:
+        ids = list(self.live)
+        found = target in ids
+        removed = ids[ids.index(target):] if found else ids
+        for message_id in removed:
+            self.live.pop(message_id).marker = f"rewound@line:{line}"
+        self.events.append(LineEvent("rewind", (line, -1), target, removed, found))
+
+    def _set(self, record: dict, line: int) -> None:
+        update = record["$set"]
+        event = LineEvent("set", (line, -1), record)
+        self.events.append(event)
+        messages = update.get("messages")
+        if isinstance(messages, list):
+            kept: dict[str, Entry] = {}
+            for index, message in enumerate(messages):
+                if isinstance(message, dict) and isinstance(message.get("id"), str):
+                    self._message(message, f"line:{line}/$set/messages/{index}", (line, index))
+                    kept[message["id"]] = self.live[message["id"]]
+            for message_id, entry in self.live.items():
+                if message_id not in kept:
+                    entry.marker = f"replaced@line:{line}"
+                    event.removed.append(message_id)
+            self.live = kept
+        self._merge(update)
+
+    def _merge(self, fields: dict) -> None:
+        """Later values win, except the session id: rows keep the one the file started with."""
+        for key, value in fields.items():
+            if key == "messages" or (key == "sessionId" and self.session_id()):
+                continue
+            self.metadata[key] = value
+
+    def _metadata(self, record: dict, line: int) -> None:
+        self.events.append(LineEvent("metadata", (line, -1), record))
+        self._merge(record)
+        messages = record.get("messages")
+        if isinstance(messages, list):  # a whole legacy record written on one line
+            for index, message in enumerate(messages):
+                if isinstance(message, dict) and isinstance(message.get("id"), str):
+                    self._message(message, f"line:{line}/messages/{index}", (line, index))
+
+    # -- reading the result -------------------------------------------------------------------
+
+    def ordered(self) -> list[tuple[Position, int, object]]:
+        """Everything that gives rows, in line order.
+
+        A message gives its rows at its first copy's place (where upstream keeps
+        it), from its last copy; each earlier copy, and each line event, at its own.
+        """
+        items: list[tuple[Position, int, object]] = []
+        for event in self.events:
+            items.append((event.position, EVENT, event))
+        for entry in self.entries:
+            items.append((entry.anchor, MESSAGE, entry))
+            for copy in entry.copies[:-1]:
+                items.append((copy.position, EARLIER_COPY, (entry, copy)))
+        items.sort(key=lambda item: (item[0], item[1]))
+        return items
+
+    def session_id(self) -> str:
+        value = self.metadata.get("sessionId")
+        return value if isinstance(value, str) else ""
