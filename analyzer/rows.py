@@ -14,8 +14,8 @@ import datetime as dt
 import hashlib
 import re
 import struct
+import time
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 COLUMNS = (
     "timestamp_utc", "session_id", "project_path", "git_branch", "turn_type", "model", "tool_name",
@@ -78,6 +78,7 @@ def ns_from_seconds(value) -> int | None:
 
 
 _EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
+_MICROSECOND = dt.timedelta(microseconds=1)
 _ISO = re.compile(r"^(\d{4})-(\d\d)-(\d\d)[T ](\d\d):(\d\d):(\d\d)(?:[.,](\d{1,9}))?(Z|[+-]\d\d:?\d\d)?$")
 
 
@@ -85,6 +86,20 @@ def ns_from_iso(text) -> int | None:
     """ISO 8601 with zone (or Z) to ns since the epoch; None for anything else, including no zone."""
     if not isinstance(text, str):
         return None
+    match = _ISO.match(text.strip())
+    if not match or not match.group(8):
+        return None
+    if len(match.group(7) or "") <= 6:
+        try:  # the C parser: several times faster, exact down to microseconds
+            moment = dt.datetime.fromisoformat(text.strip())
+            return ((moment - _EPOCH) // _MICROSECOND) * 1000
+        except ValueError:
+            pass  # a form the C parser does not take: the exact reading below decides
+    return _ns_from_iso_text(text)
+
+
+def _ns_from_iso_text(text: str) -> int | None:
+    """Nanosecond-exact reading, for fractions finer than microseconds."""
     match = _ISO.match(text.strip())
     if not match or not match.group(8):
         return None
@@ -115,9 +130,10 @@ def format_timestamp(ns: int | None) -> str:
     return f"{base}.{nanos:09d}Z"
 
 
-@lru_cache(maxsize=4096)
 def _utc_seconds(seconds: int) -> str:
-    return (_EPOCH + dt.timedelta(seconds=seconds)).strftime("%Y-%m-%dT%H:%M:%S")
+    moment = time.gmtime(seconds)
+    return (f"{moment.tm_year:04d}-{moment.tm_mon:02d}-{moment.tm_mday:02d}"
+            f"T{moment.tm_hour:02d}:{moment.tm_min:02d}:{moment.tm_sec:02d}")
 
 
 def event_id(source_sha256: str, locator: str, turn_type: str, ordinal: int) -> str:
