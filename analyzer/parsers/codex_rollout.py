@@ -56,7 +56,8 @@ TURN_EVENTS = {"task_started": "started", "turn_started": "started", "task_compl
                "turn_complete": "complete", "turn_aborted": "aborted"}
 _ENVIRONMENT_CWD = re.compile(r"<environment_context>.*?<cwd>([^<]+)</cwd>", re.DOTALL)
 # Only lines holding one of these can be half of a pair; the first pass decodes no others.
-_PAIR_MARKERS = (b'"role"', b"user_message", b"agent_message", b"agent_reasoning", b'"reasoning"')
+# lines that can hold one half of a duplicated prompt, reply or reasoning (one search per line)
+_PAIR_MARKERS = re.compile(rb'"role"|user_message|agent_message|agent_reasoning|"reasoning"')
 
 
 def thread_id_from_name(name: str) -> str:
@@ -102,7 +103,7 @@ def find_duplicates(ctx: ParseContext) -> dict[int, int]:
     sides: dict[tuple[str, bytes], tuple[list[int], list[int]]] = {}
     try:
         for number, _, raw, _ in ctx.lines():
-            if not any(marker in raw for marker in _PAIR_MARKERS):
+            if not _PAIR_MARKERS.search(raw):
                 continue
             try:  # decoded exactly as the second pass decodes it, so both agree on which lines exist
                 record = json.loads(raw.strip().decode("utf-8"))
