@@ -7,25 +7,12 @@ parser had already produced, and the run goes on with the next file.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Iterator
 
 from aitrail.analyzer.bundle import Bundle, MemberUnreadable, Source
 from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.registry import Parser
 from aitrail.analyzer.rows import TIMESTAMP_SOURCES, TURN_TYPES, Draft, Provenance, stamp
-
-
-@dataclass
-class FileStats:
-    """What one file contributed (summed per agent and store for the summary)."""
-
-    agent: str
-    store: str
-    files: int = 1
-    rows: int = 0
-    bad_records: int = 0
-    keys: list = field(default_factory=list)
 
 
 def provenance(source: Source) -> Provenance:

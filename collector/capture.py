@@ -180,14 +180,7 @@ class Capturer:
         """A small file that grew past the in-memory limit while being read."""
         spool = tempfile.TemporaryFile(dir=self.spool_dir)  # closed by Capture.write_to
         spool.write(buffer.getbuffer())
-        size = buffer.tell()
-        while True:
-            chunk = os.read(fd, CHUNK)
-            if not chunk:
-                break
-            hasher.update(chunk)
-            spool.write(chunk)
-            size += len(chunk)
+        size = _spool_from(fd, buffer.tell(), spool, hasher)
         return Capture("changed_during_read", before=before, size=size, sha256=hasher.hexdigest(), attempts=1,
                        spool=spool, notes=[f"grew while read: read {size} bytes, lstat said {before.size}"])
 
@@ -216,19 +209,23 @@ class Capturer:
 
     def _reread_into_spool(self, fd: int, before: Meta, member: str) -> Capture:
         hasher = hashlib.sha256()
-        size = 0
         with tempfile.TemporaryFile(dir=self.spool_dir) as spool:
-            while True:
-                chunk = os.pread(fd, CHUNK, size)
-                if not chunk:
-                    break
-                hasher.update(chunk)
-                spool.write(chunk)
-                size += len(chunk)
+            size = _spool_from(fd, 0, spool, hasher)
             spool.seek(0)
             digest = hasher.hexdigest()
             self.writer.add_file_object(member, spool, size, tar_meta(before), digest)
         return Capture("changed_during_read", before=before, size=size, sha256=digest, attempts=2)
+
+
+def _spool_from(fd: int, offset: int, spool, hasher) -> int:
+    """Copy the file from ``offset`` to its end into the spool, hashing; return the end offset."""
+    while True:
+        chunk = os.pread(fd, CHUNK, offset)
+        if not chunk:
+            return offset
+        hasher.update(chunk)
+        spool.write(chunk)
+        offset += len(chunk)
 
 
 def _failure_outcome(exc: OSError) -> str:
