@@ -18,19 +18,19 @@ from tests.conftest import TOY_CATALOG, bundle_records, write_tree
 GIB = 1024**3
 
 MEASURE = """
-import ctypes, resource, sys
-# Transparent huge pages can make RSS jump by whole 2 MB pages at khugepaged's whim (seen once
-# in CI: 276 MiB for a 90 MiB working set); measure the working set without them.
-try:
-    ctypes.CDLL(None).prctl(41, 1, 0, 0, 0)  # PR_SET_THP_DISABLE
-except (OSError, AttributeError):
-    pass
+import resource, sys
 from aitrail.collector.cli import main
 try:
     main(sys.argv[1:], standalone_mode=True)
 except SystemExit as exc:
     code = exc.code or 0
-print("MAXRSS_KIB", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, "EXIT", code, file=sys.stderr)
+# VmHWM is this process's own peak RSS. ru_maxrss is not: Linux carries into it, at exec, the
+# peak of the forking parent (here pytest, hundreds of MB after the property tests).
+try:
+    peak = next(int(line.split()[1]) for line in open("/proc/self/status") if line.startswith("VmHWM:"))
+except (OSError, StopIteration):
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print("MAXRSS_KIB", peak, "EXIT", code, file=sys.stderr)
 """
 
 
