@@ -1,15 +1,15 @@
 """Timeline formats: CSV (RFC 4180, header row) and JSON Lines, UTF-8, \\n line ends.
 
 Columns and their order are ``rows.COLUMNS``; the JSONL objects keep that key
-order. Rows are rendered to text by the workers that parse them (``renderer``)
-and the coordinating process only merges lines into the file, which it
+order. Rows are rendered to text by the workers that parse them
+(``renderer``); analyzer/runs.py merges the lines into the output, which it
 opens exclusively: an existing output is never replaced.
 """
 
 from __future__ import annotations
 
 import json
-from typing import Callable, Iterable
+from typing import Callable
 
 from aitrail.analyzer.rows import COLUMNS
 
@@ -56,20 +56,3 @@ def renderer(format_name: str) -> Callable[[tuple], str]:
 
 def header(format_name: str) -> str:
     return renderer(format_name)(COLUMNS) if format_name == "csv" else ""
-
-
-def write_lines(path: str, format_name: str, lines: Iterable[bytes]) -> int:
-    """Write the header and the already rendered, UTF-8 encoded lines."""
-    count = 0
-    with open(path, "xb") as handle:
-        handle.write(header(format_name).encode("utf-8"))
-        batch: list[bytes] = []
-        for line in lines:
-            batch.append(line)
-            if len(batch) == 4096:
-                handle.write(b"".join(batch))
-                count += len(batch)
-                batch = []
-        handle.write(b"".join(batch))
-        count += len(batch)
-    return count

@@ -12,7 +12,9 @@ Order of work:
    a ``verify:`` row first and says so in the summary) before anything is
    written;
 4. drop the secondary rows that a primary row matched, keep the others as
-   ``origin=secondary``, and merge everything into one sorted timeline.
+   ``origin=secondary``, and merge everything into one sorted timeline: each
+   worker merges one key range of all the runs, and the ranges are copied
+   into the output in order (analyzer/runs.py).
 
 Memory stays bounded by the run size, not the bundle size.
 """
@@ -21,15 +23,15 @@ from __future__ import annotations
 
 import concurrent.futures
 import hashlib
-import heapq
 import multiprocessing
 import os
-import struct
 import sys
 import tempfile
 from dataclasses import dataclass, field
 
 from aitrail.analyzer import export
+from aitrail.analyzer import runs as runs_module
+from aitrail.analyzer.runs import Run
 from aitrail.analyzer.bundle import Bundle, Source
 from aitrail.analyzer.dispatch import parse_source
 from aitrail.analyzer.registry import parsers
@@ -38,6 +40,7 @@ from aitrail.collector.bundle.reader import BundleFormatError
 from aitrail.collector.verify import verify
 
 RUN_BYTES = 16 * 1024 * 1024  # rendered text a worker holds before it writes a sorted run
+MERGE_SPLIT_BYTES = 8 * 1024 * 1024  # below this the final merge is not worth splitting
 _TEXT = COLUMNS.index("text")
 _AGENT = COLUMNS.index("agent")
 _TURN = COLUMNS.index("turn_type")
@@ -125,17 +128,17 @@ def _init_worker(bundle_path: str, temp_dir: str, secondary_keys: frozenset, for
     _WORKER["render"] = export.renderer(format_name)
 
 
-def _parse_batch(members: list[tuple[str, str]], batch: int) -> tuple[list[str], list[tuple], set]:
-    """Parse some sources; write sorted runs of rendered lines; return run paths, stats, matched keys."""
+def _parse_batch(members: list[tuple[str, str]], batch: int) -> tuple[list[Run], list[tuple], set]:
+    """Parse some sources; write sorted runs of rendered lines; return the runs, stats, matched keys."""
     bundle: Bundle = _WORKER["bundle"]
     render = _WORKER["render"]
     keys = _WORKER["keys"]
     # a file matched by two stores is two sources: key by (member, store)
     by_member = {(source.member, source.store): source for source in bundle.sources}
-    runs: list[str] = []
+    runs: list[Run] = []
     stats: list[tuple] = []
     matched: set = set()
-    pending: list[tuple] = []
+    pending: list[tuple[bytes, bytes]] = []
     held = 0
     for member in members:
         source = by_member[member]
@@ -147,7 +150,7 @@ def _parse_batch(members: list[tuple[str, str]], batch: int) -> tuple[list[str],
                 digest = dedup_key(row)
                 if digest in keys:
                     matched.add(digest)
-            line = render(row)
+            line = render(row).encode("utf-8")
             pending.append((key, line))
             held += len(line)
             if held >= RUN_BYTES:
@@ -159,31 +162,8 @@ def _parse_batch(members: list[tuple[str, str]], batch: int) -> tuple[list[str],
     return runs, stats, matched
 
 
-_RECORD = struct.Struct(">II")
-
-
-def _write_run(items: list[tuple[bytes, str]], batch: int, number: int) -> str:
-    """A sorted run: records of (key length, line length, key, UTF-8 line)."""
-    items.sort()
-    path = os.path.join(_WORKER["temp"], f"run-{os.getpid()}-{batch}-{number}.bin")
-    with open(path, "xb") as handle:
-        for start in range(0, len(items), 4096):
-            parts = []
-            for key, line in items[start:start + 4096]:
-                data = line.encode("utf-8")
-                parts += (_RECORD.pack(len(key), len(data)), key, data)
-            handle.write(b"".join(parts))
-    return path
-
-
-def _read_run(path: str):
-    with open(path, "rb", buffering=1024 * 1024) as handle:
-        while True:
-            head = handle.read(_RECORD.size)
-            if not head:
-                return
-            key_length, line_length = _RECORD.unpack(head)
-            yield handle.read(key_length), handle.read(line_length)
+def _write_run(items: list[tuple[bytes, bytes]], batch: int, number: int) -> Run:
+    return runs_module.write_run(items, os.path.join(_WORKER["temp"], f"run-{os.getpid()}-{batch}-{number}.bin"))
 
 
 # -- coordinator side ------------------------------------------------------------------------
@@ -243,10 +223,11 @@ def _analyze(options: AnalyzeOptions, temp_dir: str) -> AnalyzeResult:
     secondary_rows = _parse_secondary(secondary, stats)
     keys = frozenset(dedup_key(row) for _, row in secondary_rows)
     report, runs, matched = _parse_primary(options, primary, keys, temp_dir, stats)
+    runs = list(runs)
     if not report.ok and not options.force:
         raise NotVerified(report.problems)
     render = export.renderer(options.format)
-    kept = []
+    kept: list[tuple[bytes, bytes]] = []
     for key, row in secondary_rows:
         entry = stats[(row[_AGENT], row[_STORE])]
         if dedup_key(row) in matched:
@@ -255,14 +236,32 @@ def _analyze(options: AnalyzeOptions, temp_dir: str) -> AnalyzeResult:
         else:
             entry.secondary_kept += 1 if row[_ORIGIN] == "secondary" else 0
             kept.append((key, render(row).encode("utf-8")))
-    kept.sort()
-    streams = [iter(kept)] + [_read_run(path) for path in runs]
     if not report.ok:
         key, row = _forced_row(report.problems, bundle.problems)
-        streams.insert(0, iter([(key, render(row).encode("utf-8"))]))
+        kept.append((key, render(row).encode("utf-8")))
+    runs.append(runs_module.write_run(kept, os.path.join(temp_dir, "run-secondary.bin")))
     _progress(options, f"writing {options.output}")
-    count = export.write_lines(options.output, options.format, (line for _, line in heapq.merge(*streams)))
+    count = _merge(options, runs, temp_dir)
     return AnalyzeResult(count, report.ok, report.problems, stats, not_parsed)
+
+
+def _merge(options: AnalyzeOptions, runs: list[Run], temp_dir: str) -> int:
+    """Merge the sorted runs into the output, one key range per worker when there is work to share."""
+    jobs = options.jobs or os.cpu_count() or 1
+    total = sum(os.path.getsize(run.path) for run in runs)
+    cuts = runs_module.boundaries(runs, jobs) if jobs > 1 and total > MERGE_SPLIT_BYTES else []
+    ranges = runs_module.ranges(cuts)
+    parts = [os.path.join(temp_dir, f"part-{number}.bin") for number in range(len(ranges))]
+    if len(ranges) == 1:
+        counts = [runs_module.merge_range(runs, None, None, parts[0])]
+    else:
+        method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+        with concurrent.futures.ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context(method)) as pool:
+            futures = [pool.submit(runs_module.merge_range, runs, low, high, part)
+                       for (low, high), part in zip(ranges, parts)]
+            counts = [future.result() for future in futures]
+    runs_module.concatenate(options.output, export.header(options.format).encode("utf-8"), parts)
+    return sum(counts)
 
 
 def _parse_secondary(sources: list[Source], stats) -> list[tuple]:
@@ -286,7 +285,7 @@ def _parse_primary(options: AnalyzeOptions, sources: list[Source], keys: frozens
     """
     jobs = options.jobs or os.cpu_count() or 1
     batches = _batches(sources, jobs * 4 if len(sources) > 1 else 1)
-    runs: list[str] = []
+    runs: list[Run] = []
     matched: set = set()
     if jobs <= 1 or len(batches) <= 1:
         report = verify(options.bundle)

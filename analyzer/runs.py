@@ -1,0 +1,129 @@
+"""Sorted runs of rendered rows on disk, and their merge into the timeline.
+
+A run is a file of records ``(u32 key length, u32 line length, key, UTF-8
+line)`` sorted by key (the byte-encoded row order of rows.sort_key). Every
+SAMPLE_EVERY-th record's key and offset is kept beside the path, so that a
+merge can start reading any run near a given key.
+
+The final merge is split by key range: with boundaries chosen from the
+samples, each worker merges one range of every run into a part file, and the
+parts, in range order, are copied into the output. The result is the same
+bytes as one serial merge.
+"""
+
+from __future__ import annotations
+
+import bisect
+import heapq
+import os
+import shutil
+import struct
+from dataclasses import dataclass, field
+from typing import Iterable, Iterator
+
+SAMPLE_EVERY = 2048
+RECORD = struct.Struct(">II")
+
+
+@dataclass
+class Run:
+    path: str
+    samples: list[tuple[bytes, int]] = field(default_factory=list)  # (key, offset of its record)
+
+
+def write_run(items: list[tuple[bytes, bytes]], path: str) -> Run:
+    """Sort (key, UTF-8 line) items and write them; remember a sample of keys and offsets."""
+    items.sort()
+    run = Run(path)
+    offset = 0
+    with open(path, "xb") as handle:
+        for start in range(0, len(items), SAMPLE_EVERY):
+            chunk = items[start:start + SAMPLE_EVERY]
+            run.samples.append((chunk[0][0], offset))
+            parts = []
+            for key, line in chunk:
+                parts += (RECORD.pack(len(key), len(line)), key, line)
+            data = b"".join(parts)
+            handle.write(data)
+            offset += len(data)
+    return run
+
+
+def read_run(run: Run, low: bytes | None = None, high: bytes | None = None) -> Iterator[tuple[bytes, bytes]]:
+    """The run's records with low <= key < high (either bound may be None)."""
+    start = 0
+    if low is not None and run.samples:
+        # the last sample strictly below low: records equal to low may begin in the chunk before
+        position = bisect.bisect_left([key for key, _ in run.samples], low) - 1
+        start = run.samples[position][1] if position >= 0 else 0
+    with open(run.path, "rb", buffering=1024 * 1024) as handle:
+        handle.seek(start)
+        while True:
+            head = handle.read(RECORD.size)
+            if not head:
+                return
+            key_length, line_length = RECORD.unpack(head)
+            key = handle.read(key_length)
+            if high is not None and key >= high:
+                return
+            line = handle.read(line_length)
+            if low is None or key >= low:
+                yield key, line
+
+
+def boundaries(runs: list[Run], parts: int) -> list[bytes]:
+    """parts-1 keys that split the sampled keys into parts of about equal record counts."""
+    keys = sorted(key for run in runs for key, _ in run.samples)
+    if parts <= 1 or len(keys) < parts:
+        return []
+    return sorted({keys[len(keys) * number // parts] for number in range(1, parts)})
+
+
+def merge_range(runs: list[Run], low: bytes | None, high: bytes | None, path: str) -> int:
+    """Merge one key range of every run into a part file; return the number of lines."""
+    count = 0
+    with open(path, "xb") as handle:
+        batch: list[bytes] = []
+        for _, line in heapq.merge(*(read_run(run, low, high) for run in runs)):
+            batch.append(line)
+            if len(batch) == 4096:
+                handle.write(b"".join(batch))
+                count += len(batch)
+                batch = []
+        handle.write(b"".join(batch))
+        count += len(batch)
+    return count
+
+
+def ranges(cuts: list[bytes]) -> list[tuple[bytes | None, bytes | None]]:
+    edges: list[bytes | None] = [None, *cuts, None]
+    return list(zip(edges[:-1], edges[1:]))
+
+
+def concatenate(output: str, header: bytes, parts: Iterable[str]) -> None:
+    """Write the header, then each part file in order (copied inside the kernel where it can be)."""
+    with open(output, "xb") as target:
+        target.write(header)
+        target.flush()
+        for part in parts:
+            with open(part, "rb") as source:
+                _copy(source, target)
+            os.unlink(part)
+
+
+def _copy(source, target) -> None:
+    size = os.fstat(source.fileno()).st_size
+    copied = 0
+    if hasattr(os, "copy_file_range"):
+        try:
+            while copied < size:
+                sent = os.copy_file_range(source.fileno(), target.fileno(), size - copied)
+                if sent == 0:
+                    break
+                copied += sent
+        except OSError:
+            pass  # a filesystem that does not support it: the ordinary copy below finishes the job
+    if copied < size:
+        source.seek(copied)
+        target.seek(0, os.SEEK_END)
+        shutil.copyfileobj(source, target, 1024 * 1024)
