@@ -393,3 +393,19 @@ def test_link_loops_and_escapes_are_not_followed(cli, tmp_path):
     assert got[".toy"]["outcome"] == "symlink" and got["AppData"]["outcome"] == "symlink"
     assert "outside this location" in got["AppData"]["notes"][0]
     assert not [path for path in got if path.startswith("elsewhere")]
+
+
+def test_progress_goes_to_stderr_at_most_once_a_second(monkeypatch, capsys):
+    from aitrail.collector import pipeline
+
+    clock = iter([0.0, 0.5, 1.2, 1.3, 2.5, 100.0, 200.0])
+    monkeypatch.setattr(pipeline.time, "monotonic", lambda: next(clock))
+    progress = pipeline.Progress(total=4, enabled=True)
+    for size in (10, 20, 30, 40):
+        progress.step(size)
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.splitlines() == ["aitrail: 2/4 files, 0.0 MB", "aitrail: 4/4 files, 0.0 MB"]
+    quiet = pipeline.Progress(total=1, enabled=False)  # --quiet: never a line, however long it takes
+    quiet.step(1)
+    assert capsys.readouterr().err == ""
