@@ -239,7 +239,7 @@ class SessionRenderer:
         source = parts_of(display) if display not in (None, "", []) else parts
         text = "".join(part_text(part) for part in source)
         if text.strip() and self.subagent:
-            yield Draft("system", f"sub-agent prompt: {text}", message.at(), **when, **self.base)
+            yield Draft("system", f"subagent prompt: {text}", message.at(), **when, **self.base)
         elif text.strip():
             yield Draft(user_text_kind(text), text, message.at(), **when, **self.base)
 

@@ -150,7 +150,7 @@ def test_injected_context_and_sub_agent_prompts_are_not_user_rows():
     sub_meta = {("gemini-cli.subagent_chats", PROJECT + f"chats/{SESSION}/sub.jsonl"):
                 jsonl({**META, "kind": "subagent"}, user(1, "find the imports"))}
     rows = drafts(FakeBundle(sub_meta), PROJECT + f"chats/{SESSION}/sub.jsonl", "gemini_cli.chat_jsonl.v1")
-    assert "sub-agent prompt: find the imports" in texts(rows, "system")
+    assert "subagent prompt: find the imports" in texts(rows, "system")
 
 
 def test_display_content_is_what_the_user_typed():
