@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from aitrail.analyzer.rows import Draft
 
 EXCERPT_CHARS = 300
@@ -33,3 +35,19 @@ def bad_record(locator: str, reason: str, raw: str | bytes = "") -> Draft:
 
 def bad_file(reason: str) -> Draft:
     return Draft("system", f"parser: unparseable file ({reason})", "file", timestamp_source="none")
+
+
+def json_document(data: bytes, what: str, kind: type = dict, loads=None) -> tuple[object, Draft | None]:
+    """A whole-file JSON document of the expected kind, or the ``parser: unparseable file`` row saying why not.
+
+    ``what`` names the file in the row (``"session file"``); ``loads`` replaces
+    ``json.loads`` for dialects such as JSONC.
+    """
+    try:
+        document = (loads or json.loads)(data)
+    except (ValueError, UnicodeDecodeError) as exc:
+        return None, bad_file(f"{what} is not JSON: {exc}")
+    if not isinstance(document, kind):
+        expected = "an object" if kind is dict else "an array"
+        return None, bad_file(f"{what} is a JSON {type(document).__name__}, not {expected}")
+    return document, None

@@ -28,7 +28,7 @@ from collections.abc import Iterator
 from aitrail.analyzer.bundle import MemberUnreadable
 from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.formats.jsonl import Line, read_jsonl
-from aitrail.analyzer.formats.text import bad_file, bad_line, bad_record
+from aitrail.analyzer.formats.text import bad_line, bad_record, json_document
 from aitrail.analyzer.rows import Draft, ns_from_ms
 
 _PASTE = re.compile(r"\[Pasted text #(\d+)(?: \+\d+ lines)?\]")
@@ -110,13 +110,7 @@ def pointer(*parts) -> str:
 
 def load_state(ctx: ParseContext) -> tuple[dict | None, Draft | None]:
     """~/.claude.json as an object, or the parser: row that says why it is not one."""
-    try:
-        document = json.loads(ctx.data)
-    except (ValueError, UnicodeDecodeError) as exc:
-        return None, bad_file(f"{ctx.source.name} is not JSON: {exc}")
-    if not isinstance(document, dict):
-        return None, bad_file(f"{ctx.source.name} is a JSON {type(document).__name__}, not an object")
-    return document, None
+    return json_document(ctx.data, ctx.source.name)
 
 
 def projects(document: dict) -> tuple[dict, Draft | None]:

@@ -28,7 +28,7 @@ from collections.abc import Iterator
 
 from aitrail.analyzer.bundle import MemberUnreadable
 from aitrail.analyzer.context import ParseContext
-from aitrail.analyzer.formats.text import bad_file, bad_record
+from aitrail.analyzer.formats.text import bad_record, json_document
 from aitrail.analyzer.parsers.claude_code_history import (
     legacy_prompts,
     load_state,
@@ -50,14 +50,7 @@ def _value(value) -> str:
 
 
 def _json_document(ctx: ParseContext, kind: type, what: str) -> tuple[object, Draft | None]:
-    try:
-        document = json.loads(ctx.data)
-    except (ValueError, UnicodeDecodeError) as exc:
-        return None, bad_file(f"{what} is not JSON: {exc}")
-    if not isinstance(document, kind):
-        expected = "an object" if kind is dict else "an array"
-        return None, bad_file(f"{what} is a JSON {type(document).__name__}, not {expected}")
-    return document, None
+    return json_document(ctx.data, what, kind)
 
 
 def _mtime(ctx: ParseContext) -> dict:

@@ -30,7 +30,7 @@ import json
 from collections.abc import Iterator
 
 from aitrail.analyzer.context import ParseContext
-from aitrail.analyzer.formats.text import bad_file, bad_record
+from aitrail.analyzer.formats.text import bad_record, json_document
 from aitrail.analyzer.parsers.codex_config import (
     parse_config,
     parse_requirements,
@@ -61,13 +61,9 @@ def parse_rollout_untagged(ctx: ParseContext) -> Iterator[Draft]:
 
 def parse_rollout_legacy_json(ctx: ParseContext) -> Iterator[Draft]:
     """The TypeScript CLI's ``{"session": {...}, "items": [...]}``; every row at the session's start."""
-    try:
-        document = json.loads(ctx.data)
-    except (ValueError, UnicodeDecodeError) as exc:
-        yield bad_file(f"rollout is not JSON: {exc}")
-        return
-    if not isinstance(document, dict):
-        yield bad_file(f"rollout is a JSON {type(document).__name__}, not an object")
+    document, problem = json_document(ctx.data, "rollout")
+    if problem is not None:
+        yield problem
         return
     session = as_dict(document.get("session"))
     # one time for the whole file: the session's start, a session-level time ("index")

@@ -27,7 +27,7 @@ from collections.abc import Iterator
 
 from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.formats.jsonl import Line, read_jsonl
-from aitrail.analyzer.formats.text import bad_file, bad_line, bad_record
+from aitrail.analyzer.formats.text import bad_file, bad_line, bad_record, json_document
 from aitrail.analyzer.parsers.codex_items import as_text, json_value
 from aitrail.analyzer.parsers.codex_rollout import thread_id_from_name
 from aitrail.analyzer.rows import (
@@ -71,13 +71,9 @@ def parse_history(ctx: ParseContext) -> Iterator[Draft]:
 
 
 def parse_history_legacy_json(ctx: ParseContext) -> Iterator[Draft]:
-    try:
-        entries = json.loads(ctx.data)
-    except (ValueError, UnicodeDecodeError) as exc:
-        yield bad_file(f"history.json is not JSON: {exc}")
-        return
-    if not isinstance(entries, list):
-        yield bad_file(f"history.json is a JSON {type(entries).__name__}, not an array")
+    entries, problem = json_document(ctx.data, "history.json", list)
+    if problem is not None:
+        yield problem
         return
     for position, entry in enumerate(entries):
         locator = f"json:/{position}"

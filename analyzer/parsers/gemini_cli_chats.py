@@ -31,7 +31,7 @@ from collections.abc import Iterator
 from aitrail.analyzer.bundle import MemberUnreadable
 from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.formats.jsonl import Line, read_jsonl
-from aitrail.analyzer.formats.text import bad_file, bad_record, excerpt
+from aitrail.analyzer.formats.text import bad_record, excerpt, json_document
 from aitrail.analyzer.parsers.gemini_cli_messages import (
     Message,
     SessionRenderer,
@@ -156,13 +156,9 @@ def _superseded(entry: Entry, copy, base: dict) -> Draft:
 
 
 def parse_chat_legacy_json(ctx: ParseContext) -> Iterator[Draft]:
-    try:
-        document = json.loads(ctx.data)
-    except (ValueError, UnicodeDecodeError) as exc:
-        yield bad_file(f"legacy chat is not JSON: {exc}")
-        return
-    if not isinstance(document, dict):
-        yield bad_file(f"legacy chat is a JSON {type(document).__name__}, not an object")
+    document, problem = json_document(ctx.data, "legacy chat")
+    if problem is not None:
+        yield problem
         return
     base = {"session_id": str(document.get("sessionId") or ""),
             "project_path": project_path(ctx, document.get("projectHash"))}

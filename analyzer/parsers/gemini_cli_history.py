@@ -34,7 +34,7 @@ from collections.abc import Iterator
 from urllib.parse import unquote
 
 from aitrail.analyzer.context import ParseContext
-from aitrail.analyzer.formats.text import bad_file, bad_line, bad_record
+from aitrail.analyzer.formats.text import bad_file, bad_line, bad_record, json_document
 from aitrail.analyzer.parsers.gemini_cli_messages import (
     Message,
     SessionRenderer,
@@ -54,13 +54,7 @@ def _mtime(ctx: ParseContext) -> dict:
 
 
 def _load_object(ctx: ParseContext, what: str) -> tuple[dict | None, Draft | None]:
-    try:
-        document = json.loads(ctx.data)
-    except (ValueError, UnicodeDecodeError) as exc:
-        return None, bad_file(f"{what} is not JSON: {exc}")
-    if not isinstance(document, dict):
-        return None, bad_file(f"{what} is a JSON {type(document).__name__}, not an object")
-    return document, None
+    return json_document(ctx.data, what)
 
 
 # -- logs.json -------------------------------------------------------------------------------------------

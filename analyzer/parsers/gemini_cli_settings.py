@@ -33,7 +33,7 @@ from collections.abc import Iterator
 
 import tomllib
 from aitrail.analyzer.context import ParseContext
-from aitrail.analyzer.formats.text import bad_file, bad_record
+from aitrail.analyzer.formats.text import bad_file, bad_record, json_document
 from aitrail.analyzer.parsers.gemini_cli_messages import compact
 from aitrail.analyzer.parsers.gemini_cli_projects import load_jsonc
 from aitrail.analyzer.rows import Draft
@@ -69,13 +69,9 @@ def _lookup(document: dict, dotted: str):
 
 
 def parse_settings(ctx: ParseContext) -> Iterator[Draft]:
-    try:
-        document = load_jsonc(ctx.data)
-    except (ValueError, UnicodeDecodeError) as exc:
-        yield bad_file(f"settings file is not JSON: {exc}")
-        return
-    if not isinstance(document, dict):
-        yield bad_file(f"settings file is a JSON {type(document).__name__}, not an object")
+    document, problem = json_document(ctx.data, "settings file", dict, loads=load_jsonc)
+    if problem is not None:
+        yield problem
         return
     origin = f"(from {ctx.source.path}, file mtime)"
     for key in PERMISSION_KEYS:
@@ -170,13 +166,9 @@ def _chunks(text: str) -> list[tuple[int, str]]:
 
 
 def parse_trusted_folders(ctx: ParseContext) -> Iterator[Draft]:
-    try:
-        document = load_jsonc(ctx.data)
-    except (ValueError, UnicodeDecodeError) as exc:
-        yield bad_file(f"trustedFolders.json is not JSON: {exc}")
-        return
-    if not isinstance(document, dict):
-        yield bad_file(f"trustedFolders.json is a JSON {type(document).__name__}, not an object")
+    document, problem = json_document(ctx.data, "trustedFolders.json", dict, loads=load_jsonc)
+    if problem is not None:
+        yield problem
         return
     origin = f"(from {ctx.source.path}, file mtime)"
     for path, level in document.items():

@@ -38,7 +38,7 @@ from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.formats import cline_tasks as tasks
 from aitrail.analyzer.formats.continue_sessions import last_user_block, message_text, read_index, session_index
 from aitrail.analyzer.formats.jsonl import Line, read_jsonl
-from aitrail.analyzer.formats.text import bad_file, bad_line, bad_record
+from aitrail.analyzer.formats.text import bad_file, bad_line, bad_record, json_document
 from aitrail.analyzer.formats.vscode_state import StateUnreadable, extension_state, read_row
 from aitrail.analyzer.rows import Draft, ns_from_ms
 
@@ -63,13 +63,9 @@ _LOG_SESSION = re.compile(r"(?:^|/)logs/(\d{8}T\d{6})/")
 
 
 def parse_chat_session(ctx: ParseContext) -> Iterator[Draft]:
-    try:
-        document = json.loads(ctx.data)
-    except (ValueError, UnicodeDecodeError) as exc:
-        yield bad_file(f"session file is not JSON: {exc}")
-        return
-    if not isinstance(document, dict):
-        yield bad_file(f"session file is a JSON {type(document).__name__}, not an object")
+    document, problem = json_document(ctx.data, "session file")
+    if problem is not None:
+        yield problem
         return
     session_id = str(document.get("sessionId") or ctx.source.name.removesuffix(".json"))
     entry = session_index(ctx, "session_index").get(session_id)
@@ -169,13 +165,9 @@ def _task_workspaces(ctx: ParseContext) -> dict[str, str]:
 
 
 def _api_history(ctx: ParseContext) -> Iterator[Draft]:
-    try:
-        messages = json.loads(ctx.data)
-    except (ValueError, UnicodeDecodeError) as exc:
-        yield bad_file(f"api_conversation_history.json is not JSON: {exc}")
-        return
-    if not isinstance(messages, list):
-        yield bad_file(f"api_conversation_history.json is a JSON {type(messages).__name__}, not an array")
+    messages, problem = json_document(ctx.data, "api_conversation_history.json", list)
+    if problem is not None:
+        yield problem
         return
     task_id = _task_id(ctx)
     base = {"session_id": task_id, "project_path": _task_workspaces(ctx).get(task_id, "")}
@@ -276,13 +268,9 @@ def _orphan_calls(calls: list[Draft]) -> Iterator[Draft]:
 
 def _ui_messages(ctx: ParseContext) -> Iterator[Draft]:
     """Fallback transcript when the task's API history is not in the bundle."""
-    try:
-        events = json.loads(ctx.data)
-    except (ValueError, UnicodeDecodeError) as exc:
-        yield bad_file(f"ui_messages.json is not JSON: {exc}")
-        return
-    if not isinstance(events, list):
-        yield bad_file(f"ui_messages.json is a JSON {type(events).__name__}, not an array")
+    events, problem = json_document(ctx.data, "ui_messages.json", list)
+    if problem is not None:
+        yield problem
         return
     task_id = _task_id(ctx)
     base = {"session_id": task_id, "project_path": _task_workspaces(ctx).get(task_id, "")}
