@@ -164,13 +164,18 @@ def _task_workspaces(ctx: ParseContext) -> dict[str, str]:
     return ctx.cached(("pearai-workspaces",), load)
 
 
+def _task_columns(ctx: ParseContext) -> dict:
+    """session_id (the task folder) and project_path (from the task list) of every row of a task."""
+    task_id = _task_id(ctx)
+    return {"session_id": task_id, "project_path": _task_workspaces(ctx).get(task_id, "")}
+
+
 def _api_history(ctx: ParseContext) -> Iterator[Draft]:
     messages, problem = json_document(ctx.data, "api_conversation_history.json", list)
     if problem is not None:
         yield problem
         return
-    task_id = _task_id(ctx)
-    base = {"session_id": task_id, "project_path": _task_workspaces(ctx).get(task_id, "")}
+    base = _task_columns(ctx)
     open_calls: list[Draft] = []
     for index, message in enumerate(messages):
         locator = f"json:/{index}"
@@ -272,8 +277,7 @@ def _ui_messages(ctx: ParseContext) -> Iterator[Draft]:
     if problem is not None:
         yield problem
         return
-    task_id = _task_id(ctx)
-    base = {"session_id": task_id, "project_path": _task_workspaces(ctx).get(task_id, "")}
+    base = _task_columns(ctx)
     seen_prompt, open_asks = False, []
     for index, event in enumerate(events):
         locator = f"json:/{index}"
