@@ -30,6 +30,10 @@ _OPEN_FLAGS = (
 )
 CHUNK = 1024 * 1024
 IN_MEMORY_LIMIT = 16 * 1024 * 1024  # larger files stream straight into the bundle
+# A file still growing while read is read to its size at the first lstat plus
+# this margin, then left (docs/bundle-format.md, "Files that change while read"):
+# a writer that never stops cannot make the run read forever.
+GROWTH_MARGIN = 16 * 1024 * 1024
 
 
 @dataclass
@@ -76,10 +80,12 @@ class Capturer:
     straight into the bundle as they are read.
     """
 
-    def __init__(self, tree: Tree, spool_dir: str, writer: BundleWriter):
+    def __init__(self, tree: Tree, spool_dir: str, writer: BundleWriter,
+                 forbidden: dict[tuple[int, int], str] | None = None):
         self.tree = tree
         self.writer = writer
         self.spool_dir = spool_dir
+        self.forbidden = forbidden or {}
 
     def capture(self, parts: tuple[str, ...], member: str) -> Capture:
         try:
@@ -132,6 +138,10 @@ class Capturer:
             if opened.kind != "file" or opened.ino != before.ino or opened.dev != before.dev:
                 return Capture("changed_during_read", before=before, after=opened, noatime=noatime,
                                notes=[f"replaced between lstat and open (now {opened.kind}): not read"])
+            credential = self.forbidden.get((opened.dev, opened.ino))
+            if credential is not None:
+                return Capture("never_collect", before=before, noatime=noatime,
+                               notes=[f"the same file (device and inode) as the credential {credential}: never read"])
             if before.size <= IN_MEMORY_LIMIT:
                 result = self._read_small(fd, before, member)
             else:
@@ -163,8 +173,9 @@ class Capturer:
     def _read_small(self, fd: int, before: Meta, member: str) -> Capture:
         buffer = io.BytesIO()
         hasher = hashlib.sha256()
-        while True:
-            chunk = os.read(fd, CHUNK)
+        limit = read_limit(before)
+        while buffer.tell() < limit:
+            chunk = os.read(fd, min(CHUNK, limit - buffer.tell()))
             if not chunk:
                 break
             hasher.update(chunk)
@@ -173,16 +184,22 @@ class Capturer:
                 return self._continue_in_spool(fd, before, member, buffer, hasher)
         data = buffer.getvalue()
         size = len(data)
-        return Capture("collected", before=before, size=size, sha256=hasher.hexdigest(), attempts=1, data=data,
-                       notes=[] if size == before.size else [f"read {size} bytes, lstat said {before.size}"])
+        notes = [] if size == before.size else [f"read {size} bytes, lstat said {before.size}"]
+        capture = Capture("collected", before=before, size=size, sha256=hasher.hexdigest(), attempts=1, data=data,
+                          notes=notes)
+        _note_if_cut(fd, size, limit, capture)
+        return capture
 
     def _continue_in_spool(self, fd, before, member, buffer: io.BytesIO, hasher) -> Capture:
         """A small file that grew past the in-memory limit while being read."""
         spool = tempfile.TemporaryFile(dir=self.spool_dir)  # closed by Capture.write_to
         spool.write(buffer.getbuffer())
-        size = _spool_from(fd, buffer.tell(), spool, hasher)
-        return Capture("changed_during_read", before=before, size=size, sha256=hasher.hexdigest(), attempts=1,
-                       spool=spool, notes=[f"grew while read: read {size} bytes, lstat said {before.size}"])
+        limit = read_limit(before)
+        size = _spool_from(fd, buffer.tell(), spool, hasher, limit)
+        capture = Capture("changed_during_read", before=before, size=size, sha256=hasher.hexdigest(), attempts=1,
+                          spool=spool, notes=[f"grew while read: read {size} bytes, lstat said {before.size}"])
+        _note_if_cut(fd, size, limit, capture)
+        return capture
 
     def _read_streaming(self, fd: int, before: Meta, member: str) -> Capture:
         """Stream a large file with the lstat length; fall back to a spool if the length was wrong."""
@@ -209,23 +226,46 @@ class Capturer:
 
     def _reread_into_spool(self, fd: int, before: Meta, member: str) -> Capture:
         hasher = hashlib.sha256()
+        limit = read_limit(before)
         with tempfile.TemporaryFile(dir=self.spool_dir) as spool:
-            size = _spool_from(fd, 0, spool, hasher)
+            size = _spool_from(fd, 0, spool, hasher, limit)
             spool.seek(0)
             digest = hasher.hexdigest()
             self.writer.add_file_object(member, spool, size, tar_meta(before), digest)
-        return Capture("changed_during_read", before=before, size=size, sha256=digest, attempts=2)
+        capture = Capture("changed_during_read", before=before, size=size, sha256=digest, attempts=2)
+        _note_if_cut(fd, size, limit, capture)
+        return capture
 
 
-def _spool_from(fd: int, offset: int, spool, hasher) -> int:
-    """Copy the file from ``offset`` to its end into the spool, hashing; return the end offset."""
-    while True:
-        chunk = os.pread(fd, CHUNK, offset)
+def read_limit(before: Meta) -> int:
+    """How far a file is read: its size at the first lstat plus GROWTH_MARGIN."""
+    return before.size + GROWTH_MARGIN
+
+
+def _note_if_cut(fd: int, size: int, limit: int, capture: Capture) -> None:
+    """Say so when the read stopped at the limit while the file still had bytes beyond it."""
+    if size < limit:
+        return
+    try:
+        more = bool(os.pread(fd, 1, size))
+    except OSError:
+        more = False
+    if more:
+        capture.outcome = "changed_during_read"
+        capture.notes.append(f"still growing while read: stored the first {size} bytes (the size at the first "
+                             f"lstat plus the {GROWTH_MARGIN}-byte margin); the bytes written after that were not read")
+
+
+def _spool_from(fd: int, offset: int, spool, hasher, limit: int) -> int:
+    """Copy the file from ``offset`` up to ``limit`` (or its end) into the spool, hashing; return the end offset."""
+    while offset < limit:
+        chunk = os.pread(fd, min(CHUNK, limit - offset), offset)
         if not chunk:
             return offset
         hasher.update(chunk)
         spool.write(chunk)
         offset += len(chunk)
+    return offset
 
 
 def _failure_outcome(exc: OSError) -> str:

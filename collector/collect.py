@@ -10,9 +10,11 @@ A run killed at any point leaves only a ``.partial`` file, which never verifies.
 
 from __future__ import annotations
 
+import contextlib
 import os
-import re
+import signal
 import sys
+import threading
 import time
 from dataclasses import dataclass, field
 
@@ -21,17 +23,22 @@ from aitrail.collector import outcomes as oc
 from aitrail.collector import runinfo
 from aitrail.collector.bundle.seal import load_private
 from aitrail.collector.bundle.writer import BundleWriter
-from aitrail.collector.globs import compile_any
+from aitrail.collector.expand import Expander
 from aitrail.collector.metadata import write_metadata_members
 from aitrail.collector.pipeline import capture_all
 from aitrail.collector.plan import Home, Planner, Target
-from aitrail.collector.walk import Expander, Match, Tree
+from aitrail.collector.vetoes import Vetoes, credential_inodes
+from aitrail.collector.walk import Match, Tree
 
 SQLITE_COMPANIONS = ("-journal", "-shm", "-wal")
 
 
 class CollectionError(RuntimeError):
     """The run could not produce a bundle (exit 1)."""
+
+
+class Interrupted(CollectionError):
+    """SIGINT or SIGTERM arrived before the bundle was sealed; the .partial file was removed."""
 
 
 @dataclass
@@ -64,9 +71,20 @@ class CollectResult:
     bundle_path: str | None = None
     bundle_sha256: str | None = None
 
+    warnings: list[str] = field(default_factory=list)
+
     @property
     def exit_code(self) -> int:
         return 3 if any(entry.outcome in oc.PARTIAL_OUTCOMES for entry in self.entries) else 0
+
+
+def empty_warning(entries: list[oc.Entry], homes: list[Home], collected: set[str]) -> list[str]:
+    """A run that found no agent data says so: it may have run as the wrong user or on the wrong directory."""
+    if any(entry.outcome in collected for entry in entries):
+        return []
+    where = ", ".join(home.path for home in homes) or "the image"
+    return [f"no agent data found: nothing the catalog names exists in {where} "
+            f"({len(entries)} matches, none collected); check the user, --home or --root"]
 
 
 # -- planning -------------------------------------------------------------------
@@ -106,40 +124,27 @@ def _plan(options: CollectOptions, catalog, full_catalog, mode: str, homes: list
 
 def _walk(targets: list[Target], trace: bool) -> tuple[dict[str, Tree], list[Match]]:
     trees: dict[str, Tree] = {}
-    matches: list[Match] = []
+    by_location: dict[str, list[Target]] = {}
     for target in targets:
-        label = target.location.label
-        tree = trees.get(label)
-        if tree is None:
-            tree = trees[label] = Tree(target.location, trace=trace)
-        matches.extend(Expander(tree).expand(target))
+        by_location.setdefault(target.location.label, []).append(target)
+    matches: list[Match] = []
+    for label, location_targets in by_location.items():
+        tree = trees[label] = Tree(location_targets[0].location, trace=trace)
+        expander = Expander(tree, location_targets)
+        for target in location_targets:
+            matches.extend(expander.expand(target))
     return trees, matches
 
 
-def _compile_vetoes(vetoes: dict[str, list[Target]]) -> dict[str, re.Pattern[str]]:
-    """One regex per location: a credential glob of any agent matches the path."""
-    compiled = {}
-    for label, targets in vetoes.items():
-        pattern = compile_any(sorted({target.segments for target in targets}))
-        if pattern is not None:
-            compiled[label] = pattern
-    return compiled
-
-
-def _vetoed(match: Match, vetoes: dict[str, re.Pattern[str]]) -> bool:
-    pattern = vetoes.get(match.target.location.label)
-    return pattern is not None and pattern.match(match.relpath) is not None
-
-
-def _classify(match: Match, vetoes, max_file_size: int | None) -> oc.Entry:
+def _classify(match: Match, vetoes: Vetoes, max_file_size: int | None) -> oc.Entry:
     entry = oc.Entry(match.target, match.parts, match.kind, match.meta, notes=[match.note] if match.note else [])
     if match.error is not None:
         entry.error = match.error
         entry.outcome = oc.VANISHED if match.kind == "missing" else _errno_outcome(match.error)
     elif match.excluded_by is not None:
         entry.outcome, entry.reason = oc.EXCLUDED, f"exclude rule {match.excluded_by}"
-    elif match.target.never or _vetoed(match, vetoes):
-        entry.outcome, entry.reason = oc.NEVER_COLLECT, "credential store: catalogued, never opened"
+    elif (veto := vetoes.reason(match)) is not None:
+        entry.outcome, entry.reason = oc.NEVER_COLLECT, veto
     elif match.kind in ("file", "symlink"):
         if match.kind == "file" and max_file_size is not None and match.meta.size > max_file_size:
             entry.outcome, entry.reason = oc.TOO_LARGE, f"{match.meta.size} bytes > --max-file-size {max_file_size}"
@@ -211,8 +216,8 @@ def run(options: CollectOptions) -> CollectResult:
     signing_key = load_private(options.sign_key) if options.sign_key else None
     planner, targets, vetoes = _plan(options, catalog, full_catalog, mode, homes)
     trees, matches = _walk(targets, options.trace_walk)
-    compiled_vetoes = _compile_vetoes(vetoes)
-    entries = [_classify(match, compiled_vetoes, options.max_file_size) for match in matches]
+    run_vetoes = Vetoes(vetoes, {home.label for home in homes}, credential_inodes(trees, vetoes))
+    entries = [_classify(match, run_vetoes, options.max_file_size) for match in matches]
     entries = _dedupe_and_sort(_add_sqlite_companions(entries, trees))
     _complete_metadata(entries, trees)
     opened = [f"{label}:{path}" for label, tree in trees.items() for path in tree.stats.opened]
@@ -220,30 +225,61 @@ def run(options: CollectOptions) -> CollectResult:
     if options.dry_run:
         for entry in entries:
             entry.outcome = entry.outcome or "would_collect"
+        result.warnings = empty_warning(entries, homes, {"would_collect"})
         _close(trees)
         return result
     partial = options.output + ".partial"
     writer = BundleWriter(partial)
     try:
-        spool_dir = os.path.dirname(os.path.abspath(options.output))
-        _close(trees)  # phase 2 threads open their own descriptors
-        capture_all(entries, writer, spool_dir, options.progress)
-        result.counts = oc.count(entries)
-        run_meta = {
-            "mode": mode, "started_utc": started, "homes": homes, "trees": trees, "overrides": planner.overrides,
-            "catalog": catalog, "options": options, "clock_start": started_clock,
-        }
-        write_metadata_members(writer, entries, result.counts, run_meta, signing_key)
-        writer.finish()
-    except BaseException:
+        with _signals_end_the_run():
+            spool_dir = os.path.dirname(os.path.abspath(options.output))
+            _close(trees)  # phase 2 threads open their own descriptors
+            capture_all(entries, writer, spool_dir, options.progress, run_vetoes.credential_inodes)
+            result.counts = oc.count(entries)
+            result.warnings = empty_warning(entries, homes, {oc.COLLECTED, oc.CHANGED, oc.SYMLINK})
+            run_meta = {
+                "mode": mode, "started_utc": started, "homes": homes, "trees": trees, "overrides": planner.overrides,
+                "catalog": catalog, "options": options, "clock_start": started_clock, "warnings": result.warnings,
+            }
+            write_metadata_members(writer, entries, result.counts, run_meta, signing_key)
+            writer.finish()
+            os.replace(partial, options.output)
+    except BaseException as exc:
         writer.close()
         _close(trees)
+        _remove(partial)  # it never verifies; a leftover one would only stop the next run
+        if isinstance(exc, KeyboardInterrupt):
+            raise Interrupted("interrupted (SIGINT) before the bundle was sealed; "
+                              f"the incomplete {partial} was removed") from None
         raise
     _close(trees)
-    os.replace(partial, options.output)
     result.bundle_path = options.output
     result.bundle_sha256 = _write_sidecar_digest(options.output)
     return result
+
+
+@contextlib.contextmanager
+def _signals_end_the_run():
+    """SIGTERM ends the run like Ctrl-C does (so the .partial file is removed); restored afterwards."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def terminated(signum, frame):
+        raise Interrupted("terminated (SIGTERM) before the bundle was sealed; the incomplete .partial file was removed")
+
+    previous = signal.signal(signal.SIGTERM, terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _remove(path: str) -> None:
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
 
 
 def _close(trees: dict[str, Tree]) -> None:

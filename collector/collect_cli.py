@@ -61,7 +61,11 @@ def collect(homes, all_users, root, agents, output, case_id, examiner, notes, si
     if not dry_run:
         if not output:
             raise click.UsageError("-o/--output BUNDLE is required (or use --dry-run)")
-        for path in (output, output + ".partial", output + ".sha256"):
+        if os.path.lexists(output + ".partial"):
+            raise click.UsageError(
+                f"{output}.partial exists: it was left by a run that was killed before it finished, and it never "
+                f"verifies; delete it (rm '{output}.partial') and run again")
+        for path in (output, output + ".sha256"):
             if os.path.lexists(path):
                 raise click.UsageError(f"{path} exists; aitrail never overwrites a bundle")
         if not os.path.isdir(os.path.dirname(os.path.abspath(output))):
@@ -82,14 +86,23 @@ def collect(homes, all_users, root, agents, output, case_id, examiner, notes, si
         raise click.UsageError(str(exc)) from exc
     except (collect_module.CollectionError, OSError) as exc:
         click.echo(f"aitrail: no bundle produced: {exc}", err=True)
-        if output and os.path.exists(output + ".partial"):
-            click.echo(f"aitrail: the incomplete {output}.partial is kept; it will not verify", err=True)
         sys.exit(1)
+    _print_warnings(result)
     if dry_run:
         _print_dry_run(result)
         return
     _print_summary(result)
     sys.exit(result.exit_code)
+
+
+def _print_warnings(result) -> None:
+    """Refused relocations and an empty collection are said on stderr, even with --quiet."""
+    for override in result.overrides:
+        if override.outcome in ("refused", "unreadable"):
+            click.echo(f"aitrail: {override.outcome}: {override.agent}.{override.root} {override.kind} "
+                       f"{override.name}={override.value!r}: {override.note}", err=True)
+    for warning in result.warnings:
+        click.echo(f"aitrail: WARNING: {warning}", err=True)
 
 
 def _per_agent(result) -> dict[str, dict]:
@@ -111,7 +124,7 @@ def _print_dry_run(result) -> None:
     for home in result.homes:
         click.echo(f"  home {home.label}: {home.path}")
     for override in result.overrides:
-        state = "applied" if override.applied else "not applied"
+        state = override.outcome.replace("_", " ")
         click.echo(f"  {override.kind} {override.name}={override.value} ({override.agent}.{override.root}): {state}; {override.note}")
     click.echo(f"{'agent':<22}{'files':>8}{'bytes':>14}{'skipped':>9}{'failed':>8}")
     totals = [0, 0, 0, 0]

@@ -136,13 +136,6 @@ def path_regex(segments: tuple[str, ...]) -> str:
     return "".join(out)
 
 
-def compile_any(patterns: list[tuple[str, ...]]) -> re.Pattern[str] | None:
-    """A single regex that matches a path when any of the glob segment tuples does."""
-    if not patterns:
-        return None
-    return re.compile("(?:" + "|".join(path_regex(segments) for segments in patterns) + r")\Z", re.DOTALL)
-
-
 def match_segments(segments: tuple[str, ...], parts: tuple[str, ...]) -> bool:
     """Match path components against glob segments (``**`` spans directories)."""
     return _match(segments, parts)

@@ -114,6 +114,7 @@ def collection_record(run_meta: dict, entries: list[oc.Entry], counts: dict, fin
             "files_read_without_o_noatime": sum(1 for entry in entries if entry.noatime is False),
         },
         "counts": counts,
+        "warnings": run_meta.get("warnings", []),
         "signer": None if signing_key is None else {
             "algorithm": "ed25519",
             "fingerprint": fingerprint(signing_key.public_key()),

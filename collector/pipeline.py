@@ -43,8 +43,13 @@ class _Job:
     link_member: str
 
 
-def capture_all(entries: list[oc.Entry], writer: BundleWriter, spool_dir: str, progress_enabled: bool) -> None:
-    """Read every entry still without an outcome and write it to the bundle."""
+def capture_all(entries: list[oc.Entry], writer: BundleWriter, spool_dir: str, progress_enabled: bool,
+                forbidden: dict[tuple[int, int], str] | None = None) -> None:
+    """Read every entry still without an outcome and write it to the bundle.
+
+    ``forbidden`` maps the (device, inode) of credential files to their names:
+    a file that turns out to be one of them when opened is never read.
+    """
     jobs, duplicates = _plan_jobs(entries)
     progress = Progress(len(jobs), progress_enabled)
     trees: dict[str, Tree] = {}
@@ -52,7 +57,7 @@ def capture_all(entries: list[oc.Entry], writer: BundleWriter, spool_dir: str, p
         for job in jobs:
             location = job.entry.target.location
             tree = trees.setdefault(location.label, Tree(location))
-            capture = Capturer(tree, spool_dir, writer).capture(job.entry.parts, job.member)
+            capture = Capturer(tree, spool_dir, writer, forbidden or {}).capture(job.entry.parts, job.member)
             capture.write_to(writer, job.member, job.link_member)
             _record(job, capture)
             progress.step(capture.size)
@@ -86,6 +91,8 @@ def _plan_jobs(entries: list[oc.Entry]) -> tuple[list[_Job], list[tuple[oc.Entry
 def _record(job: _Job, result: Capture) -> None:
     entry = job.entry
     entry.outcome, entry.error, entry.notes = result.outcome, result.error, entry.notes + result.notes
+    if result.outcome == oc.NEVER_COLLECT:
+        entry.reason = result.notes[-1] if result.notes else "credential"
     entry.meta = result.before or entry.meta
     entry.after, entry.attempts, entry.link_target = result.after, result.attempts, result.link_target
     if result.before is not None:

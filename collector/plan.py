@@ -10,14 +10,15 @@ Nothing here knows an agent by name; everything comes from the catalog.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from dataclasses import dataclass, field
 
+from aitrail.collector import contain
 from aitrail.collector.catalog import Catalog
 from aitrail.collector.catalog_schema import AgentCatalog, Root, Store
 from aitrail.collector.globs import expand_braces, split_segments
+from aitrail.collector.settings import read_setting
 
 _LABEL_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
@@ -35,6 +36,22 @@ class Location:
     # targets): the base itself in live collection, the path inside the image under
     # --root, unknown (None) for a --home directory.
     subject_base: str | None = None
+    # A trusted directory (the image root) the base is opened from, component by
+    # component without following links; None: the base itself is trusted (a home).
+    anchor: str | None = None
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where one root is: a location and the root's segments below it (its real path).
+
+    ``via`` names the links (location-relative parts) that resolving the
+    catalog path went through; the walk records each one as a link.
+    """
+
+    location: Location
+    prefix: tuple[str, ...]
+    via: tuple[tuple[str, ...], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -50,6 +67,8 @@ class Target:
     refines: tuple[str, ...]  # store excludes: part of the store's definition; not a match at all
     never: bool
     store_def: Store = field(compare=False, repr=False)
+    root_depth: int = 0  # how many leading segments are the root's own path (the rest is the store's glob)
+    via: tuple[tuple[str, ...], ...] = ()  # links the root's path went through (Place.via)
 
 
 @dataclass
@@ -63,11 +82,12 @@ class Override:
     value: str | None
     applied: bool
     note: str = ""
+    outcome: str = "applied"  # applied | refused | not_applied | unreadable
 
     def as_record(self) -> dict:
         return {
             "agent": self.agent, "root": self.root, "kind": self.kind, "name": self.name,
-            "value": self.value, "applied": self.applied, "note": self.note,
+            "value": self.value, "applied": self.applied, "outcome": self.outcome, "note": self.note,
         }
 
 
@@ -130,48 +150,106 @@ class Planner:
             for root in agent.roots:
                 if root.scope != "home":
                     continue
-                for place, prefix in self._root_places(agent, root, location):
-                    targets.extend(self._store_targets(agent, root, place, prefix))
+                for place in self._root_places(agent, root, location):
+                    targets.extend(self._store_targets(agent, root, place))
         return targets
 
     def targets_for_system(self, base: str) -> list[Target]:
         location = Location("system", base, "system", None, base, self._subject_path(base))
+        jail = contain.Jail(os.path.realpath(base), "/", chroot=True)
         targets: list[Target] = []
         for agent in self.catalog.agents:
             for root in agent.roots:
                 if root.scope == "system":
                     for path in root.paths:
-                        targets.extend(self._store_targets(agent, root, location, _join_segments(path)))
+                        targets.extend(self._store_targets(agent, root, self._catalog_place(jail, location, path)))
         return targets
 
     # -- where a root is ----------------------------------------------------
 
-    def _root_places(self, agent: AgentCatalog, root: Root, home: Location) -> list[tuple[Location, tuple[str, ...]]]:
-        places = [(home, _join_segments(path)) for path in root.paths]
+    def _jail(self, home: Location) -> contain.Jail:
+        """What nothing may leave: the image under --root, else the home itself."""
+        if self.image_root is not None:
+            return contain.Jail(os.path.realpath(self.image_root), "/", chroot=True)
+        return contain.Jail(os.path.realpath(home.base), home.subject_base)
+
+    def _root_places(self, agent: AgentCatalog, root: Root, home: Location) -> list[Place]:
+        jail = self._jail(home)
+        places = [self._catalog_place(jail, home, path) for path in root.paths]
         if self.environ is not None:
             for env in root.env:
                 value = self.environ.get(env.var)
                 if not value:
                     continue
-                place = self._absolute_place(home, os.path.join(value, env.join), f"env {env.var}", env.var)
-                self.overrides.append(Override(agent.agent, root.id, "env", env.var, value, True, _describe(place, home)))
-                places.append(place)
+                where = f"environment variable {env.var}"
+                place = self._relocated_place(jail, home, os.path.join(value, env.join) if env.join else value,
+                                              env.var, agent, root, "env", env.var, value, where)
+                if place is not None:
+                    places.append(place)
         for setting in root.settings:
-            places.extend(self._setting_places(agent, root, setting, home))
-        unique: list[tuple[Location, tuple[str, ...]]] = []
+            places.extend(self._setting_places(jail, agent, root, setting, home))
+        unique: list[Place] = []
         for place in places:
             if place not in unique:
                 unique.append(place)
         return unique
 
-    def _absolute_place(self, home: Location, path: str, source: str, tag: str) -> tuple[Location, tuple[str, ...]]:
-        path = os.path.normpath(os.path.abspath(os.path.expanduser(path)))
-        relative = os.path.relpath(path, home.base)
-        if relative == "." or not relative.startswith(".."):
-            return home, _join_segments("" if relative == "." else relative)
-        label = f"{home.label}@{safe_label(tag)}"
-        kind = "env" if source.startswith("env") else "setting"
-        return Location(label, path, kind, home.user, source, self._subject_path(path)), ()
+    def _catalog_place(self, jail: contain.Jail, home: Location, path: str) -> Place:
+        """A catalog path, by its real path when that stays in the home; else as written.
+
+        As written, the walk meets the link on the way and records it, and it is
+        not followed (walk.py): a catalog root is never widened by a link.
+        """
+        lexical = Place(home, _join_segments(path))
+        home_real = os.path.realpath(home.base)
+        try:
+            real, links = contain.resolve(jail, home_real, path)
+        except (contain.Escape, OSError):
+            return lexical
+        if not links:
+            return lexical
+        if not _inside(real, home_real) or real == home_real:
+            return lexical
+        return Place(home, _relative_segments(real, home_real), _link_parts(links, home_real))
+
+    def _relocated_place(self, jail, home: Location, value: str, tag: str, agent, root, kind: str, name: str,
+                         raw_value: str, where: str) -> Place | None:
+        """Where an environment variable or a settings value moves a root, or None (recorded) when refused."""
+        home_real = os.path.realpath(home.base)
+
+        def refuse(outcome: str, why: str) -> None:
+            self.overrides.append(Override(agent.agent, root.id, kind, name, raw_value, False, f"{where}: {why}",
+                                           outcome))
+
+        if value.startswith("~/") or value == "~":
+            start, relative = home_real, value[2:]
+        elif os.path.isabs(value):
+            start, relative = jail.real, value
+        else:
+            refuse("not_applied", "a relative path; its base is not known to the collector, not walked")
+            return None
+        try:
+            real, _ = contain.resolve(jail, start, relative)
+        except contain.Escape as exc:
+            refuse("refused", f"{exc}; leaves the {'image' if jail.chroot else 'home'}, not walked")
+            return None
+        if contain.home_or_above(real, home_real):
+            refuse("refused", f"resolves to {real}, the home itself or above it: a relocated root there would "
+                              "take the whole home, not walked")
+            return None
+        if contain.is_system_directory(jail, real):
+            refuse("refused", f"resolves to /{jail.relative(real)}, a system directory of the image, not walked")
+            return None
+        if _inside(real, home_real):
+            place = Place(home, _relative_segments(real, home_real))
+        else:  # only under --root: elsewhere in the image
+            label = f"{home.label}@{safe_label(tag)}"
+            location = Location(label, real, "env" if kind == "env" else "setting", home.user, where,
+                                "/" + jail.relative(real), anchor=jail.real)
+            place = Place(location, ())
+        self.overrides.append(Override(agent.agent, root.id, kind, name, raw_value, True,
+                                       f"{where}: " + _describe(place, home), "applied"))
+        return place
 
     def _subject_path(self, path: str) -> str | None:
         """Where ``path`` is on the subject: itself when live, inside the image under --root."""
@@ -180,40 +258,39 @@ class Planner:
             return None if relative.startswith("..") else "/" + ("" if relative == "." else relative)
         return path if self.live else None
 
-    def _setting_places(self, agent, root, setting, home) -> list[tuple[Location, tuple[str, ...]]]:
+    def _setting_places(self, jail, agent, root, setting, home) -> list[Place]:
         places = []
         for base_path in agent.root(setting.root).paths:
-            file_path = os.path.join(home.base, base_path, setting.file)
-            value = read_setting(file_path, setting.key)
+            where = f"settings key {setting.key} in {base_path}/{setting.file}"
+            value, problem = self._read_setting_file(home, f"{base_path}/{setting.file}", setting.key)
+            if problem:
+                self.overrides.append(Override(agent.agent, root.id, "setting", setting.key, None, False,
+                                               f"{where}: {problem}", "unreadable"))
             if value is None:
                 continue
-            if not (os.path.isabs(value) or value.startswith("~/")):
-                self.overrides.append(Override(agent.agent, root.id, "setting", setting.key, value, False,
-                                               f"in {base_path}/{setting.file}; relative path: its base "
-                                               "is not known to the collector, not walked"))
-                continue
-            if self.image_root is not None and os.path.isabs(value):
-                mapped = os.path.join(self.image_root, value.lstrip("/"))
-            elif self.environ is not None:
-                mapped = os.path.expanduser(value)
-            else:
-                relative = value[2:] if value.startswith("~/") else None
-                if relative is None:
-                    self.overrides.append(Override(agent.agent, root.id, "setting", setting.key, value, False,
-                                                   f"in {base_path}/{setting.file}; absolute path outside "
-                                                   "the --home directory: not walked"))
-                    continue
-                mapped = os.path.join(home.base, relative)
-            place = self._absolute_place(home, mapped, f"setting {setting.key}", setting.key)
-            self.overrides.append(Override(agent.agent, root.id, "setting", setting.key, value, True,
-                                           f"in {base_path}/{setting.file}; " + _describe(place, home)))
-            places.append(place)
+            place = self._relocated_place(jail, home, value, setting.key, agent, root, "setting", setting.key,
+                                          value, where)
+            if place is not None:
+                places.append(place)
         return places
+
+    @staticmethod
+    def _read_setting_file(home: Location, relative: str, key: str) -> tuple[str | None, str]:
+        """Read a settings file of the home, by its real path, which must stay in the home."""
+        home_real = os.path.realpath(home.base)
+        try:
+            real, _ = contain.resolve(contain.Jail(home_real, home.subject_base), home_real, relative)
+        except contain.Escape as exc:
+            return None, f"settings file not read: {exc}"
+        if not _inside(real, home_real) or real == home_real:
+            return None, "settings file not read: its real path is outside the home"
+        return read_setting(home_real, os.path.relpath(real, home_real), key)
 
     # -- globs --------------------------------------------------------------
 
-    def _store_targets(self, agent: AgentCatalog, root: Root, location: Location, prefix: tuple[str, ...]) -> list[Target]:
+    def _store_targets(self, agent: AgentCatalog, root: Root, place: Place) -> list[Target]:
         targets = []
+        location, prefix = place.location, place.prefix
         prefix_text = "/".join(prefix)
         root_excludes = tuple(_anchor(prefix_text, pattern) for pattern in root.exclude)
         for store in agent.stores:
@@ -233,6 +310,8 @@ class Planner:
                             refines=refines,
                             never=store.collect == "never",
                             store_def=store,
+                            root_depth=len(prefix),
+                            via=place.via,
                         )
                     )
         return targets
@@ -243,58 +322,21 @@ def _anchor(prefix: str, pattern: str) -> str:
     return "/" + (f"{prefix}/{pattern}" if prefix else pattern)
 
 
-def _describe(place: tuple[Location, tuple[str, ...]], home: Location) -> str:
-    location, prefix = place
-    if location is home:
-        return f"inside the home at {'/'.join(prefix) or '.'}"
-    return f"outside the home: collected as data/{location.label}/"
+def _describe(place: Place, home: Location) -> str:
+    if place.location is home:
+        return f"inside the home at {'/'.join(place.prefix) or '.'}"
+    return f"outside the home, inside the image at {place.location.subject_base}: collected as data/{place.location.label}/"
 
 
-def strip_jsonc(text: str) -> str:
-    """Remove // and /* */ comments and trailing commas (VS Code settings are JSONC)."""
-    out: list[str] = []
-    index, length, in_string = 0, len(text), False
-    while index < length:
-        char = text[index]
-        if in_string:
-            out.append(char)
-            if char == "\\" and index + 1 < length:
-                out.append(text[index + 1])
-                index += 1
-            elif char == '"':
-                in_string = False
-        elif char == '"':
-            in_string = True
-            out.append(char)
-        elif text.startswith("//", index):
-            end = text.find("\n", index)
-            index = length if end < 0 else end
-            continue
-        elif text.startswith("/*", index):
-            end = text.find("*/", index + 2)
-            index = length if end < 0 else end + 2
-            continue
-        else:
-            out.append(char)
-        index += 1
-    return re.sub(r",(\s*[}\]])", r"\1", "".join(out))
+def _inside(path: str, directory: str) -> bool:
+    return path == directory or path.startswith(directory.rstrip("/") + "/")
 
 
-def read_setting(path: str, key: str) -> str | None:
-    """A string value of a top-level key in a JSONC file; None when absent or unreadable.
+def _relative_segments(path: str, directory: str) -> tuple[str, ...]:
+    relative = os.path.relpath(path, directory)
+    return () if relative == "." else tuple(relative.split("/"))
 
-    The file is opened read-only with O_NOATIME where allowed, like every read
-    the collector makes of the subject.
-    """
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
-    try:
-        try:
-            fd = os.open(path, flags | getattr(os, "O_NOATIME", 0))
-        except PermissionError:
-            fd = os.open(path, flags)
-        with os.fdopen(fd, "rb") as handle:
-            data = handle.read(4 * 1024 * 1024)
-        value = json.loads(strip_jsonc(data.decode("utf-8", "replace"))).get(key)
-    except (OSError, ValueError, AttributeError):
-        return None
-    return value if isinstance(value, str) and value.strip() else None
+
+def _link_parts(links: list[str], directory: str) -> tuple[tuple[str, ...], ...]:
+    """The links met inside ``directory``, as parts relative to it (the others are not ours to record)."""
+    return tuple(_relative_segments(link, directory) for link in links if _inside(link, directory) and link != directory)

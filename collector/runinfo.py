@@ -13,11 +13,12 @@ import hashlib
 import os
 import platform
 import socket
+import stat as stat_module
 import sys
 import time
 from pathlib import Path
 
-from aitrail.collector import __version__
+from aitrail.collector import __version__, contain
 from aitrail.collector.plan import Home, unique_labels
 
 IMAGE_HOME_PARENTS = ("home", "Users")
@@ -29,24 +30,37 @@ def homes_from_dirs(paths: list[str]) -> list[Home]:
 
 
 def homes_in_image(root: str) -> list[Home]:
-    """User homes of a mounted image: <root>/home/*, <root>/Users/* and <root>/root."""
+    """User homes of a mounted image: <root>/home/*, <root>/Users/* and <root>/root.
+
+    ``home`` and ``Users`` are resolved inside the image (an absolute link
+    there means the image's own /, never this machine's); a home that is a
+    link is not a home.
+    """
+    jail = contain.Jail(os.path.realpath(root), "/", chroot=True)
     paths, users = [], []
     for parent in IMAGE_HOME_PARENTS:
-        directory = os.path.join(root, parent)
         try:
+            directory, _ = contain.resolve(jail, jail.real, parent)
             names = sorted(os.listdir(directory))
-        except OSError:
+        except (contain.Escape, OSError):
             continue
         for name in names:
             path = os.path.join(directory, name)
-            if os.path.isdir(path) and not os.path.islink(path):
+            if _plain_directory(path):
                 paths.append(path)
                 users.append(name)
-    root_home = os.path.join(root, "root")
-    if os.path.isdir(root_home) and not os.path.islink(root_home):
+    root_home = os.path.join(jail.real, "root")
+    if _plain_directory(root_home):
         paths.append(root_home)
         users.append("root")
     return unique_labels(paths, users)
+
+
+def _plain_directory(path: str) -> bool:
+    try:
+        return stat_module.S_ISDIR(os.lstat(path).st_mode)
+    except OSError:
+        return False
 
 
 def homes_of_all_users() -> list[Home]:
@@ -85,11 +99,21 @@ def utc_now() -> str:
 
 
 def _read_first_line(path: str) -> str | None:
+    """The first line of a small regular file of this machine (never a FIFO, never more than 4 KB)."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
     try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            return handle.readline().strip() or None
+        fd = os.open(path, flags)
     except OSError:
         return None
+    try:
+        if not stat_module.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        data = os.read(fd, 4096)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    return data.decode("utf-8", "replace").split("\n", 1)[0].strip() or None
 
 
 def host_info() -> dict:

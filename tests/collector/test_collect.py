@@ -253,31 +253,52 @@ def test_max_file_size_records_too_large(cli, tmp_path):
 
 
 def test_env_override_is_honoured_and_recorded_for_the_current_user(cli, tmp_path):
-    home = write_tree(tmp_path / "me", {".toy/index.json": "[]"})
-    moved = write_tree(tmp_path / "elsewhere", {"sessions/x/s.jsonl": "{}\n"})
+    home = write_tree(tmp_path / "me", {".toy/index.json": "[]", "moved/sessions/x/s.jsonl": "{}\n"})
     out = tmp_path / "b.tar.zst"
-    env = {"HOME": str(home), "TOY_HOME": str(moved)}
+    env = {"HOME": str(home), "TOY_HOME": str(home / "moved")}
     result = cli("collect", "--catalog", TOY_CATALOG, "-o", out, "--quiet", env=env)
     assert result.exit_code in (0, 3), result.stderr
     records = bundle_records(out)
-    moved_record = next(r for r in records if r["path"] == "sessions/x/s.jsonl")
-    assert moved_record["outcome"] == "collected" and moved_record["location"].endswith("@TOY_HOME")
+    moved_record = next(r for r in records if r["path"] == "moved/sessions/x/s.jsonl")
+    assert moved_record["outcome"] == "collected" and "@" not in moved_record["location"]  # the home itself
     meta = bundle_json(out, "aitrail/collection.json")
-    assert meta["environment"]["TOY_HOME"] == str(moved)
-    assert any(o["name"] == "TOY_HOME" and o["applied"] for o in meta["overrides"])
+    assert meta["environment"]["TOY_HOME"] == str(home / "moved")
+    assert any(o["name"] == "TOY_HOME" and o["applied"] and o["outcome"] == "applied" for o in meta["overrides"])
+
+
+def test_env_override_outside_the_home_is_refused_and_named(cli, tmp_path):
+    home = write_tree(tmp_path / "me", {".toy/index.json": "[]"})
+    write_tree(tmp_path / "elsewhere", {"sessions/x/s.jsonl": SECRET})
+    out = tmp_path / "b.tar.zst"
+    result = cli("collect", "--catalog", TOY_CATALOG, "-o", out, "--quiet",
+                 env={"HOME": str(home), "TOY_HOME": str(tmp_path / "elsewhere")})
+    assert result.exit_code == 0, result.stderr
+    assert "refused" in result.stderr and "TOY_HOME" in result.stderr
+    assert SECRET not in all_decompressed(out)
+    override = next(o for o in bundle_json(out, "aitrail/collection.json")["overrides"] if o["name"] == "TOY_HOME")
+    assert override["outcome"] == "refused" and not override["applied"]
+    assert override["value"] == str(tmp_path / "elsewhere") and "leaves the home" in override["note"]
 
 
 def test_settings_key_moves_a_root(cli, tmp_path):
-    home = tmp_path / "me"
-    storage = write_tree(tmp_path / "custom", {"tasks/t1.json": "{}"})
+    home = write_tree(tmp_path / "me", {"custom/tasks/t1.json": "{}"})
     write_tree(home, {".config/ToyEditor/User/settings.json":
-                      '{\n // JSONC comment\n "toy.customStoragePath": "%s",\n}' % storage})
+                      '{\n // JSONC comment\n "toy.customStoragePath": "%s",\n}' % (home / "custom")})
     out = tmp_path / "b.tar.zst"
     cli("collect", "--catalog", TOY_CATALOG, "-o", out, "--quiet", env={"HOME": str(home)})
     got = {r["path"]: r for r in bundle_records(out)}
-    assert got["tasks/t1.json"]["outcome"] == "collected"
-    assert got["tasks/t1.json"]["location"] == f"{os.path.basename(home)}@toy.customStoragePath" or \
-        got["tasks/t1.json"]["location"].endswith("@toy.customStoragePath")
+    assert got["custom/tasks/t1.json"]["outcome"] == "collected" and "@" not in got["custom/tasks/t1.json"]["location"]
+
+
+def test_settings_key_moves_a_root_elsewhere_in_an_image(cli, tmp_path):
+    image = write_tree(tmp_path / "image", {"srv/toy-storage/tasks/t1.json": "{}"})
+    write_tree(image, {"home/alice/.config/ToyEditor/User/settings.json":
+                       '{"toy.customStoragePath": "/srv/toy-storage"}'})
+    out = tmp_path / "b.tar.zst"
+    assert cli("collect", "--catalog", TOY_CATALOG, "--root", image, "-o", out, "--quiet").exit_code == 0
+    record = next(r for r in bundle_records(out) if r["path"] == "tasks/t1.json")
+    assert record["outcome"] == "collected" and record["location"] == "alice@toy.customStoragePath"
+    assert record["member"] == "data/alice@toy.customStoragePath/tasks/t1.json"
 
 
 def test_image_root_finds_users_and_system_stores(cli, tmp_path):

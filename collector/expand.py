@@ -1,0 +1,314 @@
+"""Expand catalog globs into matches, one location at a time, without recursion.
+
+A glob is expanded segment by segment from its literal prefix (walk.py's Tree
+does the reading): a literal segment is one ``lstat``, a wildcard segment one
+listing, ``**`` descends only below the literal prefix. The work is an
+explicit stack, so no depth of directory tree can exhaust Python's stack.
+
+Links. A link met on the way to a store's files is recorded as a link (it is
+stored as one, never read through). It is followed only when its real target
+lies inside a catalogued store of the same agent; the walk there then uses
+that store's own globs, exclusions and (in collect.py) credential vetoes on
+the target's real path, never the glob that led to the link: ``teams -> ..``
+cannot turn ``teams/**`` into the whole home. Links on a root's own path were
+resolved by the planner (plan.py) and are recorded here.
+"""
+
+from __future__ import annotations
+
+import errno as errno_module
+from dataclasses import dataclass
+
+import pathspec
+
+from aitrail.collector.globs import is_literal, segment_regex
+from aitrail.collector.plan import Target
+from aitrail.collector.walk import Match, Tree
+
+
+@dataclass(frozen=True)
+class _Task:
+    """Expand ``segments`` of ``target`` at the directory ``here``."""
+
+    target: Target
+    spec: "_ExcludeSpec"
+    here: tuple[str, ...]
+    segments: tuple[str, ...]
+    via: str = ""  # note for every match found: which link led here
+
+    def at(self, here: tuple[str, ...], segments: tuple[str, ...]) -> "_Task":
+        return _Task(self.target, self.spec, here, segments, self.via)
+
+
+class Expander:
+    """Expands the targets of one location into matches."""
+
+    MAX_LINKS_FOLLOWED = 64  # per expanded glob: a bound on link farms; loops end by `_followed`
+
+    def __init__(self, tree: Tree, location_targets: list[Target] | tuple[Target, ...] = ()):
+        self.tree = tree
+        self._targets = tuple(location_targets)
+        self._followed: set[tuple] = set()
+
+    def expand(self, target: Target) -> list[Match]:
+        matches: list[Match] = []
+        self._followed = set()
+        self._record_root_links(target, matches)
+        via = f"reached through symlink {', '.join('/'.join(parts) for parts in target.via)}" if target.via else ""
+        stack = [_Task(target, _spec_of(target), (), target.segments, via)]
+        while stack:
+            self._step(stack.pop(), stack, matches)
+        return matches
+
+    # -- the root's own links ------------------------------------------------------
+
+    def _record_root_links(self, target: Target, out: list[Match]) -> None:
+        root = "/".join(target.segments[: target.root_depth]) or "."
+        for parts in target.via:
+            try:
+                meta = self.tree.lstat(parts)
+            except OSError:
+                continue
+            out.append(Match(target, parts, "symlink", meta=meta,
+                             note=f"symlink on the way to a store: walked under its own path {root}"))
+
+    # -- one step --------------------------------------------------------------------
+
+    def _step(self, task: _Task, stack: list[_Task], out: list[Match]) -> None:
+        segment, rest = task.segments[0], task.segments[1:]
+        if segment == "**":
+            self._step_globstar(task, rest, stack, out)
+        elif is_literal(segment):
+            self._visit(task, task.here + (segment,), None, rest, stack, out)
+        else:
+            pattern = segment_regex(segment)
+            for name, kind in self._children(task, out):
+                if pattern.match(name):
+                    self._visit(task, task.here + (name,), kind, rest, stack, out)
+
+    def _step_globstar(self, task: _Task, rest: tuple[str, ...], stack: list[_Task], out: list[Match]) -> None:
+        if not rest:  # a trailing ** is every file below here
+            for name, kind in self._children(task, out):
+                below = ("**",) if kind in ("dir", "unknown") else ()
+                self._visit(task, task.here + (name,), kind, below, stack, out)
+            return
+        deeper: list[_Task] = []
+        for name, kind in self._children(task, out):
+            child = task.here + (name,)
+            if kind in ("dir", "unknown"):
+                if self._pruned(task, child, out) or (kind == "unknown" and not self._is_dir(child)):
+                    continue
+                deeper.append(task.at(child, task.segments))
+            elif kind == "symlink" and _could_match_link(rest, name):
+                self._visit(task, child, kind, (), stack, out)
+        stack.extend(reversed(deeper))
+        stack.append(task.at(task.here, rest))  # ** as zero directories: popped first
+
+    def _visit(self, task: _Task, parts, kind, rest, stack: list[_Task], out: list[Match]) -> None:
+        """One candidate path: descend into it, record it, or ignore it."""
+        if rest:
+            self._visit_directory(task, parts, kind, rest, stack, out)
+            return
+        if kind == "dir":
+            return
+        try:
+            meta = self.tree.lstat(parts)
+        except FileNotFoundError:
+            if kind is not None:
+                out.append(Match(task.target, parts, "missing",
+                                 error=FileNotFoundError(errno_module.ENOENT, "vanished during the walk")))
+            return
+        except OSError as exc:
+            if exc.errno != errno_module.ENOTDIR:
+                out.append(Match(task.target, parts, "unknown", error=exc, note="could not be examined"))
+            return
+        if meta.kind == "dir":
+            return
+        path = "/".join(parts)
+        if task.spec.refined_out(path, is_dir=False):
+            return
+        rule = task.spec.rule_for(path, is_dir=False)
+        out.append(Match(task.target, parts, meta.kind, meta=meta, excluded_by=rule, note=task.via))
+
+    def _visit_directory(self, task: _Task, parts, kind, rest, stack: list[_Task], out: list[Match]) -> None:
+        if kind not in (None, "dir", "unknown", "symlink"):
+            return
+        if kind != "dir":
+            try:
+                meta = self.tree.lstat(parts)
+            except FileNotFoundError:
+                return
+            except OSError as exc:
+                if exc.errno != errno_module.ENOTDIR:
+                    out.append(Match(task.target, parts, "unknown", error=exc, note="could not be examined"))
+                return
+            if meta.kind == "symlink":
+                self._link_in_store(task, parts, meta, stack, out)
+                return
+            if meta.kind != "dir":
+                return
+        if not self._pruned(task, parts, out):
+            stack.append(task.at(parts, rest))
+
+    # -- links inside a store --------------------------------------------------------
+
+    def _link_in_store(self, task: _Task, parts, meta, stack: list[_Task], out: list[Match]) -> None:
+        """Record a directory link; follow it only into a store of the same agent, with that store's globs."""
+        link = Match(task.target, parts, "symlink", meta=meta)
+        out.append(link)
+        real = self.tree.real_parts(parts)
+        if real is None:
+            link.note = ("symlink on the way to a store: its target is outside this location "
+                         "(or a loop of links), not followed")
+            return
+        shown = "/".join(real) or "."
+        if real and not self._is_dir(real):
+            link.note = f"symlink on the way to a store: its target {shown} is not a directory, not followed"
+            return
+        walks = [(store, rest) for store in self._targets if store.agent == task.target.agent
+                 for rest in remainders(store, real)]
+        if not walks:
+            link.note = (f"symlink on the way to a store: its target {shown} is not inside a store of "
+                         f"{task.target.agent}, not followed")
+            return
+        via = f"reached through symlink {'/'.join(parts)}"
+        followed = []
+        for store, rest in walks:
+            key = (real, store.store, store.glob, rest)
+            if key in self._followed or len(self._followed) >= self.MAX_LINKS_FOLLOWED:
+                continue
+            self._followed.add(key)
+            spec = _spec_of(store)
+            if real and self._pruned(_Task(store, spec, real, rest), real, out):
+                continue
+            stack.append(_Task(store, spec, real, rest, via))
+            followed.append(store.store)
+        if followed:
+            link.note = (f"symlink on the way to a store: target {shown} is inside "
+                         f"{', '.join(sorted(set(followed)))}; walked under its own path with that store's globs")
+        else:
+            link.note = f"symlink on the way to a store: target {shown} already walked (loop or repeat), not followed again"
+
+    # -- reading ---------------------------------------------------------------------
+
+    def _children(self, task: _Task, out: list[Match]) -> list[tuple[str, str]]:
+        try:
+            return self.tree.listdir(task.here)
+        except FileNotFoundError:
+            return []
+        except OSError as exc:
+            if exc.errno in (errno_module.ENOTDIR, errno_module.ELOOP):
+                return []
+            out.append(Match(task.target, task.here, "dir", error=exc, note="directory could not be listed"))
+            return []
+
+    def _is_dir(self, parts) -> bool:
+        try:
+            return self.tree.lstat(parts).kind == "dir"
+        except OSError:
+            return False
+
+    def _pruned(self, task: _Task, parts, out: list[Match]) -> bool:
+        path = "/".join(parts)
+        if task.spec.refined_out(path, is_dir=True):
+            return True
+        rule = task.spec.rule_for(path, is_dir=True)
+        if rule is None:
+            return False
+        meta = None
+        try:
+            meta = self.tree.lstat(parts)
+        except OSError:
+            pass
+        out.append(Match(task.target, parts, "dir", meta=meta, excluded_by=rule, note="directory pruned, never opened"))
+        return True
+
+
+def _could_match_link(rest: tuple[str, ...], name: str) -> bool:
+    # A link met during ** descent is recorded when it could stand for the
+    # file the glob names or for a directory on the way to it.
+    return len(rest) > 1 or rest[0] == "**" or bool(segment_regex(rest[0]).match(name))
+
+
+def remainders(target: Target, directory: tuple[str, ...]) -> list[tuple[str, ...]]:
+    """What is left of ``target``'s glob below ``directory``, when the directory is inside that store.
+
+    Inside means at or below the store's own directory (its leading literal
+    segments) and matched, as directories, by the glob's segments; a directory
+    above the store (``.agent`` for ``.agent/teams/**``) or beside it is not
+    inside, and gets no remainder.
+    """
+    segments = target.segments
+    literal = 0
+    while literal < len(segments) and is_literal(segments[literal]):
+        literal += 1
+    if literal == len(segments):
+        literal -= 1  # the last literal segment names a file
+    if len(directory) < literal:
+        return []
+    states = _closure(segments, {0})
+    for name in directory:
+        following = set()
+        for index in states:
+            if index >= len(segments):
+                continue
+            segment = segments[index]
+            if segment == "**":
+                following.add(index)
+            elif index < len(segments) - 1 and segment_regex(segment).match(name):
+                following.add(index + 1)
+        states = _closure(segments, following)
+        if not states:
+            return []
+    left = {segments[index:] for index in states if index < len(segments)}
+    # '**/x' already covers 'x' (zero directories): walk it once
+    return sorted(rest for rest in left if not (("**", *rest) in left))
+
+
+def _closure(segments: tuple[str, ...], states: set[int]) -> set[int]:
+    out, todo = set(states), list(states)
+    while todo:
+        index = todo.pop()
+        if index < len(segments) and segments[index] == "**" and index + 1 not in out:
+            out.add(index + 1)
+            todo.append(index + 1)
+    return out
+
+
+def _spec_of(target: Target) -> "_ExcludeSpec":
+    return _ExcludeSpec(target.excludes, target.refines)
+
+
+class _ExcludeSpec:
+    """gitwildmatch excludes, one compiled spec per pattern so the rule can be named.
+
+    Root excludes are recorded when they prune something; store excludes only
+    narrow what the store's globs mean, so what they remove is not a match.
+    """
+
+    def __init__(self, patterns: tuple[str, ...], refines: tuple[str, ...] = ()):
+        self._patterns = patterns
+        self._any = _compile(patterns) if patterns else None  # one quick test; the rule is named only on a hit
+        self._refine = _compile(refines) if refines else None
+
+    def refined_out(self, path: str, is_dir: bool) -> bool:
+        return self._refine is not None and self._refine.match_file(path + "/" if is_dir else path)
+
+    def rule_for(self, path: str, is_dir: bool) -> str | None:
+        candidate = path + "/" if is_dir else path
+        if self._any is None or not self._any.match_file(candidate):
+            return None
+        for pattern in self._patterns:
+            if _compile((pattern,)).match_file(candidate):
+                return pattern.lstrip("/")
+        return None
+
+
+_COMPILED: dict[tuple[str, ...], pathspec.PathSpec] = {}
+
+
+def _compile(patterns: tuple[str, ...]) -> pathspec.PathSpec:
+    spec = _COMPILED.get(patterns)
+    if spec is None:
+        spec = _COMPILED[patterns] = pathspec.GitIgnoreSpec.from_lines(patterns)
+    return spec

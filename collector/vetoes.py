@@ -1,0 +1,96 @@
+"""What is never collected, whatever a store's glob matched or a link led to.
+
+Three vetoes, checked on every match before anything is opened (and the last
+again on the open descriptor, in capture.py):
+
+* **credential globs** of every agent in the catalog (``collect: never``),
+  also under ``--agent``; matched on the match's real location-relative path,
+  case-insensitively, and with any suffix after the file name
+  (``.credentials.json.bak``, ``AUTH.json~``): near-copies of a credential are
+  credentials;
+* **home secrets** that belong to no agent (SSH and GPG keys, cloud and
+  container credentials, password stores, keyrings): a relocated root or a
+  link can never make them agent data;
+* **the credential files themselves**, by device and inode: a hard link to
+  ``auth.json`` under ``projects/`` has another name and the same secret.
+"""
+
+from __future__ import annotations
+
+import re
+
+from aitrail.collector.globs import path_regex, split_segments
+from aitrail.collector.plan import Target
+from aitrail.collector.walk import Match, Tree
+
+# Location-relative globs below every home (docs/catalog.md, "Never collected").
+HOME_SECRETS = (
+    ".ssh/**", ".gnupg/**", ".aws/**", ".azure/**", ".kube/**", ".docker/config.json", ".password-store/**",
+    ".netrc", ".pgpass", ".git-credentials", ".config/gcloud/**", ".config/gh/hosts.yml",
+    ".local/share/keyrings/**", ".mozilla/**", ".config/google-chrome/**", ".config/chromium/**",
+    "Library/Keychains/**", "Library/Cookies/**",
+)
+
+
+class Vetoes:
+    """The vetoes of one run, by location label."""
+
+    def __init__(self, never_targets: dict[str, list[Target]], home_labels: set[str],
+                 credential_inodes: dict[tuple[int, int], str]):
+        self._patterns = {label: _compile_never(targets) for label, targets in never_targets.items()}
+        self._home_labels = home_labels
+        self._home_secrets = _compile_globs([split_segments(glob) for glob in HOME_SECRETS])
+        self.credential_inodes = credential_inodes
+
+    def reason(self, match: Match) -> str | None:
+        """Why this match is never collected, or None."""
+        label = match.target.location.label
+        path = match.relpath
+        pattern = self._patterns.get(label)
+        if match.target.never or (pattern is not None and pattern.match(path)):
+            return "credential store: catalogued, never opened"
+        if label in self._home_labels and self._home_secrets.match(path):
+            return "a secret of the home that belongs to no agent (docs/catalog.md): never opened"
+        if match.meta is not None and match.kind == "file":
+            credential = self.credential_inodes.get((match.meta.dev, match.meta.ino))
+            if credential is not None:
+                return f"the same file (device and inode) as the credential {credential}: never opened"
+        return None
+
+
+def credential_inodes(trees: dict[str, Tree], never_targets: dict[str, list[Target]]) -> dict[tuple[int, int], str]:
+    """(device, inode) of every credential file a literal catalog glob names (lstat only, never opened)."""
+    found: dict[tuple[int, int], str] = {}
+    for label, targets in sorted(never_targets.items()):
+        tree = trees.get(label)
+        if tree is None:
+            continue
+        for target in targets:
+            if any(_magic(segment) for segment in target.segments):
+                continue
+            try:
+                meta = tree.lstat(target.segments)
+            except OSError:
+                continue
+            if meta.kind == "file":
+                found.setdefault((meta.dev, meta.ino), f"{label}:{'/'.join(target.segments)}")
+    return found
+
+
+def _magic(segment: str) -> bool:
+    return segment == "**" or any(char in segment for char in "*?[")
+
+
+def _compile_never(targets: list[Target]) -> re.Pattern[str] | None:
+    variants = set()
+    for target in targets:
+        segments = target.segments
+        variants.add(segments)
+        if segments and not segments[-1].endswith("*"):
+            variants.add(segments[:-1] + (segments[-1] + "*",))  # a near-copy: name.bak, name~, name.1
+    return _compile_globs(sorted(variants)) if variants else None
+
+
+def _compile_globs(patterns: list[tuple[str, ...]]) -> re.Pattern[str]:
+    body = "|".join(path_regex(segments) for segments in patterns)
+    return re.compile(f"(?:{body})\\Z", re.DOTALL | re.IGNORECASE)
