@@ -99,8 +99,12 @@ class Expander:
                 if self._pruned(task, child, out) or (kind == "unknown" and not self._is_dir(child)):
                     continue
                 deeper.append(task.at(child, task.segments))
-            elif kind == "symlink" and _could_match_link(rest, name):
-                self._visit(task, child, kind, (), stack, out)
+            elif kind == "symlink":
+                real = self.tree.real_parts(child)
+                if real is None or self._is_dir(real):  # a directory link (or one leaving): the link rule
+                    self._visit_directory(task, child, kind, task.segments, stack, out)
+                elif _could_match_link(rest, name):
+                    self._visit(task, child, kind, (), stack, out)
         stack.extend(reversed(deeper))
         stack.append(task.at(task.here, rest))  # ** as zero directories: popped first
 
