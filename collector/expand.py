@@ -115,18 +115,8 @@ class Expander:
             return
         if kind == "dir":
             return
-        try:
-            meta = self.tree.lstat(parts)
-        except FileNotFoundError:
-            if kind is not None:
-                out.append(Match(task.target, parts, "missing",
-                                 error=FileNotFoundError(errno_module.ENOENT, "vanished during the walk")))
-            return
-        except OSError as exc:
-            if exc.errno != errno_module.ENOTDIR:
-                out.append(Match(task.target, parts, "unknown", error=exc, note="could not be examined"))
-            return
-        if meta.kind == "dir":
+        meta = self._examine(task, parts, out, listed=kind is not None)
+        if meta is None or meta.kind == "dir":
             return
         path = "/".join(parts)
         if task.spec.refined_out(path, is_dir=False):
@@ -138,13 +128,8 @@ class Expander:
         if kind not in (None, "dir", "unknown", "symlink"):
             return
         if kind != "dir":
-            try:
-                meta = self.tree.lstat(parts)
-            except FileNotFoundError:
-                return
-            except OSError as exc:
-                if exc.errno != errno_module.ENOTDIR:
-                    out.append(Match(task.target, parts, "unknown", error=exc, note="could not be examined"))
+            meta = self._examine(task, parts, out, listed=False)
+            if meta is None:
                 return
             if meta.kind == "symlink":
                 self._link_in_store(task, parts, meta, stack, out)
@@ -153,6 +138,19 @@ class Expander:
                 return
         if not self._pruned(task, parts, out):
             stack.append(task.at(parts, rest))
+
+    def _examine(self, task: _Task, parts, out: list[Match], listed: bool):
+        """lstat a candidate; None when it is absent (recorded as vanished if a listing named it) or unreadable."""
+        try:
+            return self.tree.lstat(parts)
+        except FileNotFoundError:
+            if listed:
+                out.append(Match(task.target, parts, "missing",
+                                 error=FileNotFoundError(errno_module.ENOENT, "vanished during the walk")))
+        except OSError as exc:
+            if exc.errno != errno_module.ENOTDIR:
+                out.append(Match(task.target, parts, "unknown", error=exc, note="could not be examined"))
+        return None
 
     # -- links inside a store --------------------------------------------------------
 

@@ -12,7 +12,6 @@ directories are recorded and never opened.
 
 from __future__ import annotations
 
-import errno as errno_module
 import os
 from collections import OrderedDict
 from dataclasses import dataclass, field

@@ -45,6 +45,21 @@ def run_aitrail(*args: str, timeout: float = 300, env: dict | None = None, **kwa
                           capture_output=True, timeout=timeout, env=env, **kwargs)
 
 
+def collector_with_partial(home: Path, out: Path, **popen) -> tuple[subprocess.Popen, Path]:
+    """Start ``aitrail collect`` (toy catalog) in a process; return once its .partial file exists."""
+    import time
+
+    proc = subprocess.Popen([sys.executable, "-m", "aitrail.collector.cli", "collect", "--catalog", str(TOY_CATALOG),
+                             "--home", str(home), "-o", str(out), "--quiet"], stdout=subprocess.DEVNULL, **popen)
+    partial = Path(str(out) + ".partial")
+    deadline = time.monotonic() + 60
+    while not partial.exists():
+        assert proc.poll() is None, "the collector ended before its .partial file was seen"
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    return proc, partial
+
+
 def bundle_records(bundle: Path) -> list[dict]:
     with BundleReader(bundle) as reader:
         return [json.loads(line) for line in reader.read_data("aitrail/files.jsonl").splitlines()]

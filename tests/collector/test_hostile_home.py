@@ -20,7 +20,8 @@ import pytest
 
 from aitrail.collector import capture as capture_module
 from aitrail.collector.verify import verify
-from tests.conftest import TOY_CATALOG, all_decompressed, bundle_json, bundle_records, toy_collect, write_tree
+from tests.conftest import (TOY_CATALOG, all_decompressed, bundle_json, bundle_records, collector_with_partial,
+                            toy_collect, write_tree)
 
 SECRET = b"sk-live-THIS-MUST-NEVER-LEAVE-THE-MACHINE"
 KEY = b"-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA-hostile-test\n"
@@ -383,14 +384,7 @@ def test_an_interrupted_run_removes_its_partial_file(tmp_path, signum):
     with open(home / ".toy/sessions/p/zz-big.jsonl", "wb") as handle:
         handle.truncate(24 * 1024 ** 3)  # sparse: long enough to be interrupted mid-read
     out = tmp_path / "k.tar.zst"
-    proc = subprocess.Popen([sys.executable, "-m", "aitrail.collector.cli", "collect", "--catalog", str(TOY_CATALOG),
-                             "--home", str(home), "-o", str(out), "--quiet"], stderr=subprocess.PIPE,
-                            stdout=subprocess.DEVNULL)
-    partial = Path(str(out) + ".partial")
-    deadline = time.monotonic() + 60
-    while not partial.exists():
-        assert proc.poll() is None and time.monotonic() < deadline
-        time.sleep(0.01)
+    proc, partial = collector_with_partial(home, out, stderr=subprocess.PIPE)
     time.sleep(0.3)
     proc.send_signal(signum)
     _, stderr = proc.communicate(timeout=60)

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from aitrail.collector.verify import verify
-from tests.conftest import TOY_CATALOG, bundle_records, write_tree
+from tests.conftest import TOY_CATALOG, bundle_records, collector_with_partial, write_tree
 
 GIB = 1024**3
 
@@ -83,15 +83,7 @@ def test_killed_collector_leaves_a_file_that_never_verifies(tmp_path, delay):
     home = write_tree(tmp_path / "h", {f".toy/sessions/p/s{i}.jsonl": "{}\n" * 100 for i in range(200)})
     _sparse(home / ".toy/sessions/p/zz-big.jsonl", 24 * GIB)  # long enough to be killed mid-read
     out = tmp_path / "k.tar.zst"
-    proc = subprocess.Popen([sys.executable, "-m", "aitrail.collector.cli", "collect", "--catalog", str(TOY_CATALOG),
-                             "--home", str(home), "-o", str(out), "--quiet"], stderr=subprocess.DEVNULL,
-                            stdout=subprocess.DEVNULL)
-    partial = Path(str(out) + ".partial")
-    deadline = time.monotonic() + 60
-    while not partial.exists():
-        assert proc.poll() is None, "collector ended before it could be killed"
-        assert time.monotonic() < deadline
-        time.sleep(0.01)
+    proc, partial = collector_with_partial(home, out, stderr=subprocess.DEVNULL)
     time.sleep(delay)
     assert proc.poll() is None, "collector ended before it could be killed"
     proc.send_signal(signal.SIGKILL)
