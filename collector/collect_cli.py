@@ -99,8 +99,9 @@ def _print_warnings(result) -> None:
     """Refused relocations and an empty collection are said on stderr, even with --quiet."""
     for override in result.overrides:
         if override.outcome in ("refused", "unreadable"):
+            value = "" if override.value is None else f"={override.value!r}"
             click.echo(f"aitrail: {override.outcome}: {override.agent}.{override.root} {override.kind} "
-                       f"{override.name}={override.value!r}: {override.note}", err=True)
+                       f"{override.name}{value}: {override.note}", err=True)
     for warning in result.warnings:
         click.echo(f"aitrail: WARNING: {warning}", err=True)
 
