@@ -204,6 +204,7 @@ class BundleReader:
     def _parse_members(self) -> list[Member]:
         """Members in order; frames must tile the file, and members tile each frame."""
         members: list[Member] = []
+        self._frame_spans: dict[int, int] = {}  # frame offset -> decompressed size the index implies
         frame_start, frame_length, expected_member_offset = 0, 0, 0
         seen: set[str] = set()
         for member in self.index["members"]:
@@ -217,6 +218,7 @@ class BundleReader:
                 raise BundleFormatError(f"index: frame of {member.name!r} is not where the previous one ended")
             frame_start, frame_length = member.frame_offset, member.frame_length
             expected_member_offset = member.span_end
+            self._frame_spans[frame_start] = expected_member_offset
             seen.add(member.name)
             members.append(member)
         end = self.index["end"]
@@ -273,9 +275,11 @@ class BundleReader:
 
         The frame of a member up to CACHE_LIMIT is decompressed whole and kept
         until another frame is read, so reading the members of a packed frame in
-        order costs one decompression; larger members are streamed.
+        order costs one decompression; larger members, and the members of a
+        frame larger than FRAME_LIMIT (the collector packs a large files.jsonl
+        with collection.json), are streamed.
         """
-        if member.size <= CACHE_LIMIT:
+        if member.size <= CACHE_LIMIT and self._frame_spans.get(member.frame_offset, 0) <= FRAME_LIMIT:
             frame = self._packed_frame(member)
             if len(frame) < member.data_offset + member.size:
                 raise BundleFormatError(f"{member.name}: data shorter than its index entry")
