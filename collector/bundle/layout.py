@@ -58,7 +58,6 @@ MANIFEST_LINE_MAX = 64 * 1024
 BAG_INFO_MAX = 1 * MIB
 BAGIT_TXT_MAX = 4096
 SIGNATURE_SIZE = 64  # an Ed25519 signature, exactly
-METADATA_JSON_DEPTH = 64  # nesting of collection.json and of one files.jsonl record
 TAIL_WINDOW = 1 * MIB  # how far before the end a displaced trailer is looked for
 
 

@@ -260,3 +260,24 @@ def test_a_stripped_metadata_member_is_named(bundle, tmp_path):
     out = tmp_path / "stripped.tar.zst"
     drop_members(bundle, out, {layout.COLLECTION_JSON})
     both_refuse(out, tmp_path, "aitrail/collection.json: missing from the bundle")
+
+
+def test_every_limit_is_documented():
+    from tests.conftest import REPO
+
+    text = (REPO / "docs" / "bundle-format.md").read_text()
+    limits = text[text.index("## 7. Limits"):]
+    for name in ("MAX_MEMBERS", "INDEX_COMPRESSED_MAX", "INDEX_MAX", "INDEX_VALUES_PER_MEMBER", "FILES_JSONL_MAX",
+                 "FILES_JSONL_LINE_MAX", "FILES_JSONL_RECORDS_MAX", "COLLECTION_JSON_MAX", "CATALOG_MEMBER_MAX",
+                 "CATALOG_MEMBERS_MAX", "MANIFEST_MAX", "MANIFEST_LINE_MAX", "BAG_INFO_MAX", "BAGIT_TXT_MAX",
+                 "SIGNATURE_SIZE", "TAIL_WINDOW"):
+        value = getattr(layout, name)
+        shown = f"{value // MIB} MiB" if value >= MIB and value % MIB == 0 and name.endswith(("_MAX", "WINDOW")) \
+            else f"{value:,}"
+        if name == "FILES_JSONL_MAX":
+            shown = "2 GiB"
+        elif value % 1024 == 0 and value < MIB and name.endswith("_MAX") and value > 4096:
+            shown = f"{value // 1024} KiB"
+        assert f"`{name}`" in limits, f"{name} is not in docs/bundle-format.md section 7"
+        row = next(line for line in limits.splitlines() if f"`{name}`" in line)
+        assert shown in row or f"{value} bytes" in row, f"{name}: docs say {row!r}, code says {value}"
