@@ -67,16 +67,20 @@ def _interned(text: str | None) -> str | None:
     return None if text is None else sys.intern(text)
 
 
-def _source(record: dict, order: dict[str, int]) -> Source | None:
+def _source(record: dict, reader: BundleReader, order: dict[str, int]) -> Source | None:
     """The Source of a checked files.jsonl record (metadata.record_problem found nothing), or None."""
     if record["outcome"] not in ("collected", "changed_during_read") or not record.get("member"):
         return None
     if not record["member"].startswith(layout.PAYLOAD_DIR):
         return None
     stat = record.get("stat") or {}
+    entry = reader.get(record["member"])
+    sha256 = record.get("sha256") or ""
+    if entry is not None and entry.sha256 == sha256:
+        sha256 = entry.sha256  # share the index's strings: one copy per member, not two
     return Source(
-        member=record["member"], sha256=record.get("sha256") or "", agent=_interned(record["agent"]),
-        store=_interned(record["store"]), parser=_interned(record.get("parser")),
+        member=record["member"] if entry is None else entry.name, sha256=sha256,
+        agent=_interned(record["agent"]), store=_interned(record["store"]), parser=_interned(record.get("parser")),
         origin=_interned(record.get("origin") or "primary"), format=_interned(record.get("format") or ""),
         location=_interned(record.get("location") or ""), path=record.get("path") or "",
         size=record.get("stored_size") or 0, mtime_ns=stat.get("mtime_ns"),
@@ -146,7 +150,7 @@ class Bundle:
             for _, record, problem in metadata.iter_records(self.reader):
                 if record is None:
                     self.problems.append(f"{layout.FILES_JSONL}: {problem}: that file is not parsed")
-                elif (source := _source(record, order)) is not None:
+                elif (source := _source(record, self.reader, order)) is not None:
                     sources.append(source)
         except (KeyError, BundleFormatError) as exc:
             self.problems.append(f"{layout.FILES_JSONL} unreadable ({_text(exc)}): "

@@ -8,8 +8,8 @@ Order of work:
    it is refused before any parser runs (unless forced);
 1. parse the secondary stores (logs, side tables, backups); their rows are few
    and stay in memory, and their dedup keys are handed to the workers;
-2. verify the bundle, in a worker process, while other workers (one per core)
-   parse the primary stores, each writing sorted runs of rendered rows to the
+2. verify the bundle, in this (the coordinator's) process, while workers (one
+   per core) parse the primary stores, each writing sorted runs of rendered rows to the
    analyzer's temporary directory and reporting which secondary keys its rows
    matched;
 3. refuse the bundle if verification failed (unless forced; a forced run puts
@@ -327,9 +327,10 @@ def _parse_secondary(sources: list[Source], stats) -> list[tuple]:
 def _parse_primary(options: AnalyzeOptions, sources: list[Source], keys: frozenset, temp_dir: str, stats):
     """Parse the primary sources while the bundle is verified, each in worker processes when there are cores.
 
-    Verification runs in a pool worker of its own, beside the parsing workers:
-    no output is written until its result is known (the caller refuses a
-    failed bundle then), and it keeps an otherwise idle core busy.
+    Verification runs in this process, beside the parsing workers, on the
+    bundle it has already decoded: no output is written until its result is
+    known (the caller refuses a failed bundle then), the coordinator would
+    otherwise only wait, and no extra process holds a copy of the index.
     """
     jobs = options.jobs or os.cpu_count() or 1
     batches = _batches(sources, jobs * 4 if len(sources) > 1 else 1)
@@ -352,12 +353,14 @@ def _parse_primary(options: AnalyzeOptions, sources: list[Source], keys: frozens
         gc.freeze()  # forked workers share the decoded bundle; a collection there must not touch (copy) its pages
         try:
             with concurrent.futures.ProcessPoolExecutor(
-                    max_workers=jobs + 1, mp_context=context, initializer=_init_worker,
+                    max_workers=jobs, mp_context=context, initializer=_init_worker,
                     initargs=(options.bundle, temp_dir, keys, options.format, options.force)) as pool:
-                verifying = pool.submit(_verify_in_worker, options.bundle, options.public_key, options.require_signature)
                 futures = [pool.submit(_parse_batch, batch, number) for number, batch in enumerate(batches)]
+                # verify here, on the coordinator's reader: it would otherwise wait idle, and a worker
+                # of its own would hold a private copy of every index entry it touches
+                report = verify(options.bundle, options.public_key, options.require_signature,
+                                reader=_WORKER["bundle"].reader, progress=_progress_callback(options))
                 results = _gather(options, futures, limiter)
-                report = verifying.result()
         finally:
             gc.unfreeze()
     for batch_runs, batch_stats, batch_matched in results:
@@ -368,11 +371,6 @@ def _parse_primary(options: AnalyzeOptions, sources: list[Source], keys: frozens
             entry.rows += rows
             entry.bad_records += bad
     return report, runs, matched
-
-
-def _verify_in_worker(path: str, public_key: str | None, require_signature: bool):
-    """verify, on the worker's (inherited, reopened) reader: the index is not decoded again."""
-    return verify(path, public_key, require_signature, reader=_WORKER["bundle"].reader)
 
 
 def _progress_callback(options: AnalyzeOptions):

@@ -266,11 +266,11 @@ def _check_payload_manifest(reader: BundleReader, report: VerifyReport) -> None:
             if member_name in listed:
                 report.problems.append(f"{name}: {member_name} listed twice")
                 continue
-            member = reader._by_name.get(member_name)
+            member = reader.get(member_name)
             if member is None or member.type != "file" or not member_name.startswith(layout.PAYLOAD_DIR):
                 report.problems.append(f"{name}: lists {member_name}, which is not in the bundle")
                 continue
-            listed.add(member_name)
+            listed.add(member.name)  # the index's string: one copy per name
             if member.sha256 != digest:
                 report.problems.append(f"member {member_name}: SHA-256 does not match {name}")
     except KeyError:
@@ -296,7 +296,8 @@ def _check_files_jsonl(reader: BundleReader, seen: _Seen, report: VerifyReport) 
                 continue
             by_class[oc.OUTCOME_CLASS[record["outcome"]]] += 1
             if record.get("member"):
-                referenced.add(record["member"])
+                member = reader.get(record["member"])
+                referenced.add(record["member"] if member is None else member.name)  # one copy per name
                 _check_record_member(reader, seen, record, report)
             elif record["outcome"] in (oc.COLLECTED, oc.CHANGED, oc.SYMLINK):
                 report.problems.append(f"{layout.FILES_JSONL}: {record.get('path')} is {record['outcome']} "
@@ -315,7 +316,7 @@ def _check_files_jsonl(reader: BundleReader, seen: _Seen, report: VerifyReport) 
 
 def _check_record_member(reader: BundleReader, seen: _Seen, record: dict, report: VerifyReport) -> None:
     name = record["member"]
-    member = reader._by_name.get(name)
+    member = reader.get(name)
     if member is None:
         report.problems.append(f"{layout.FILES_JSONL}: {record.get('path')} names member {name}, which is missing")
         return

@@ -135,7 +135,7 @@ def record_problem(record) -> str | None:
     for key in ("agent", "store"):
         if not isinstance(record.get(key), str):
             return f"{key} is not a string"
-    if record.get("outcome") not in oc.OUTCOME_CLASS:
+    if not isinstance(record.get("outcome"), str) or record["outcome"] not in oc.OUTCOME_CLASS:
         return f"unknown outcome {_short(record.get('outcome'))}"
     member = record.get("member")
     if member is not None and not (isinstance(member, str) and layout.is_safe_member_name(member)):

@@ -244,6 +244,10 @@ class BundleReader:
         except KeyError:
             raise KeyError(f"no member {name!r} in the bundle") from None
 
+    def get(self, name: str) -> Member | None:
+        """The member called ``name``, or None."""
+        return self._by_name.get(name)
+
     def names(self) -> list[str]:
         return [member.name for member in self.members]
 
