@@ -90,6 +90,22 @@ def _source(record: dict, reader: BundleReader, order: dict[str, int]) -> Source
     )
 
 
+def _add(table: dict[str, Source | list[Source]], key: str, source: Source) -> None:
+    present = table.get(key)
+    if present is None:
+        table[key] = source
+    elif isinstance(present, list):
+        present.append(source)
+    else:
+        table[key] = [present, source]
+
+
+def _all(entry: Source | list[Source] | None) -> list[Source] | tuple:
+    if entry is None:
+        return ()
+    return entry if isinstance(entry, list) else (entry,)
+
+
 class Bundle:
     """Sources of a bundle, member reads that check digests, and SQLite copies.
 
@@ -111,12 +127,13 @@ class Bundle:
         self.collection = self._collection()
         self.sources = self._sources()
         self._by_store: dict[str, list[Source]] = {}
-        self._by_path: dict[tuple[str, str], list[Source]] = {}
-        self.by_key: dict[tuple[str, str], Source] = {}  # (member, store): a file matched by two stores is two
+        # keyed by strings the sources already hold, a list only where a key repeats (memory per file)
+        self._by_path: dict[str, Source | list[Source]] = {}
+        self._by_member: dict[str, Source | list[Source]] = {}
         for source in self.sources:
             self._by_store.setdefault(source.store, []).append(source)
-            self._by_path.setdefault((source.location, source.path), []).append(source)
-            self.by_key[(source.member, source.store)] = source
+            _add(self._by_path, source.path, source)
+            _add(self._by_member, source.member, source)
 
     def reopen(self) -> None:
         """In a forked worker: a file handle of its own, everything decoded kept (nothing is decoded again)."""
@@ -160,12 +177,16 @@ class Bundle:
 
     # -- lookups --------------------------------------------------------------------
 
+    def source_for(self, member: str, store: str) -> Source:
+        """The source of ``member`` in ``store`` (a file matched by two stores is two sources)."""
+        return next(source for source in _all(self._by_member.get(member)) if source.store == store)
+
     def by_store(self, store: str) -> list[Source]:
         return list(self._by_store.get(store, ()))
 
     def at(self, location: str, path: str, store: str | None = None) -> Source | None:
-        for source in self._by_path.get((location, path), ()):
-            if store is None or source.store == store:
+        for source in _all(self._by_path.get(path)):
+            if source.location == location and (store is None or source.store == store):
                 return source
         return None
 

@@ -159,14 +159,13 @@ def _parse_batch(members: list[tuple[str, str]], batch: int) -> tuple[list[Run],
     bundle: Bundle = _WORKER["bundle"]
     render = _WORKER["render"]
     keys = _WORKER["keys"]
-    by_member = bundle.by_key  # a file matched by two stores is two sources: key by (member, store)
     runs: list[Run] = []
     stats: list[tuple] = []
     matched: set = set()
     pending: list[tuple[bytes, bytes]] = []
     held = 0
     for member in members:
-        source = by_member[member]
+        source = bundle.source_for(*member)  # (member, store): a file matched by two stores is two sources
         rows = bad = 0
         for key, row in parse_source(bundle, source, _WORKER["registry"][source.parser], _WORKER["cache"]):
             rows += 1

@@ -131,7 +131,7 @@ def _check_sidecar(path: str, report: VerifyReport) -> str | None:
     sidecar = path + ".sha256"
     if os.path.exists(sidecar):
         with open(sidecar, encoding="utf-8", errors="replace") as handle:
-            recorded = handle.read().split()
+            recorded = handle.read(4096).split()  # '<sha256>  <name>': a hostile sidecar is not read whole
         if not recorded or recorded[0].lower() != digest:
             report.problems.append(f"bundle file: SHA-256 {digest} does not match {os.path.basename(sidecar)}")
     return digest

@@ -55,6 +55,7 @@ def check_structure(reader: BundleReader, policy: SignaturePolicy) -> Structure:
         result.problems.append(_text(exc))
     _check_small_members(reader, result)
     _check_signature(reader, result, policy)
+    result.problems = list(dict.fromkeys(result.problems))  # a member over its limit is found by two checks
     return result
 
 

@@ -164,5 +164,5 @@ def test_sources_keep_no_record_dict(demo_bundle):
         source = bundle.sources[0]
         assert not hasattr(source, "__dict__") and not hasattr(source, "record")
         assert not hasattr(bundle, "records")
-        assert bundle.by_key[(source.member, source.store)] is source
+        assert bundle.source_for(source.member, source.store) is source
     assert isinstance(source, Source)

@@ -134,11 +134,14 @@ def _padded(index: bytes, padding: int) -> bytes:
 
     import zstandard
 
+    block = b" " * (16 * MIB)
+    blocks = padding // len(block)
     out = io.BytesIO()
-    with zstandard.ZstdCompressor(level=3).stream_writer(out, closefd=False) as writer:
+    # size=: the frame header records the content size, as a one-shot compress() would write it
+    with zstandard.ZstdCompressor(level=3).stream_writer(out, size=len(index) + blocks * len(block),
+                                                         closefd=False) as writer:
         writer.write(index[:-1])
-        block = b" " * (16 * MIB)
-        for _ in range(padding // len(block)):
+        for _ in range(blocks):
             writer.write(block)
         writer.write(b"}")
     return out.getvalue()
