@@ -229,7 +229,7 @@ def _parse_header(head: bytes) -> tarfile.TarInfo | None:
         with tarfile.open(fileobj=io.BytesIO(head + b"\0" * 1024), mode="r:", encoding="utf-8",
                           errors="surrogateescape") as archive:
             return archive.next()
-    except (tarfile.TarError, UnicodeError, ValueError, OverflowError):
+    except (tarfile.TarError, UnicodeError, ValueError, OverflowError, EOFError):  # untrusted header bytes
         return None
 
 

@@ -43,21 +43,22 @@ ZSTD_FRAME_MAGIC = b"\x28\xb5\x2f\xfd"  # what every bundle's first frame starts
 # 240 bytes of index JSON per member, 1.0-1.6 KB of files.jsonl per record), so that no
 # bundle can make either command hold more than a bounded amount of metadata.
 MIB = 1024 * 1024
-MAX_MEMBERS = 500_000  # members in one bundle (payload files, links, tag files)
-INDEX_COMPRESSED_MAX = 64 * MIB
-INDEX_MAX = 160 * MIB  # decompressed index JSON
+MAX_MEMBERS = 250_000  # members in one bundle (payload files, links, tag files): 2.5x a very large home
+INDEX_COMPRESSED_MAX = 32 * MIB
+INDEX_MAX = 96 * MIB  # decompressed index JSON
 INDEX_VALUES_PER_MEMBER = 12  # ',', '[' and '{' bytes per member the index may hold (a member uses 8)
-FILES_JSONL_MAX = 2048 * MIB  # streamed line by line, never held whole
+FILES_JSONL_MAX = 1024 * MIB  # streamed line by line, never held whole
 FILES_JSONL_LINE_MAX = 1 * MIB  # one record (two paths of PATH_MAX, escaped and in base64, use < 60 KB)
 FILES_JSONL_RECORDS_MAX = 2 * MAX_MEMBERS  # matches include skipped and failed files
 COLLECTION_JSON_MAX = 4 * MIB
 CATALOG_MEMBER_MAX = 1 * MIB  # one aitrail/catalog/<agent>.yaml
 CATALOG_MEMBERS_MAX = 1000
-MANIFEST_MAX = 256 * MIB  # manifest-sha256.txt, tagmanifest-sha256.txt: streamed line by line
+MANIFEST_MAX = 128 * MIB  # manifest-sha256.txt, tagmanifest-sha256.txt: streamed line by line
 MANIFEST_LINE_MAX = 64 * 1024
 BAG_INFO_MAX = 1 * MIB
 BAGIT_TXT_MAX = 4096
 SIGNATURE_SIZE = 64  # an Ed25519 signature, exactly
+TAR_HEADER_MAX = 1 * MIB  # a member's pax + ustar header blocks (the collector writes at most a few KB)
 TAIL_WINDOW = 1 * MIB  # how far before the end a displaced trailer is looked for
 
 

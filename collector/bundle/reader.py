@@ -90,6 +90,9 @@ def _index_object(record: dict):
         value = record[key]
         if type(value) is not int or not 0 <= value < 2**63:
             raise BundleFormatError(f"index: member {name!r} has {key} {value!r}, not an offset or length"[:300])
+    if record["header_length"] > layout.TAR_HEADER_MAX:
+        raise BundleFormatError(f"index: member {name!r} has a {record['header_length']}-byte tar header, over the "
+                                f"limit of {layout.TAR_HEADER_MAX}"[:300])
     digest = record["sha256"]
     if record["type"] not in ("file", "symlink") or not (
             digest is None or (isinstance(digest, str) and _is_sha256(digest))):
