@@ -166,3 +166,27 @@ def test_sources_keep_no_record_dict(demo_bundle):
         assert not hasattr(bundle, "records")
         assert bundle.source_for(source.member, source.store) is source
     assert isinstance(source, Source)
+
+
+def test_memory_does_not_grow_with_the_number_of_files(tmp_path):
+    """10,000 one-line transcripts in one store: analyze's peak is within 60 MB of a one-file bundle's.
+
+    Before issue 8 every Source kept its whole files.jsonl record and the
+    index was held as dicts: 10,000 files cost 110 MB more than one.
+    """
+    from tests.collector.test_robustness import run_measured
+
+    peaks = {}
+    for count in (1, 10_000):
+        directory = tmp_path / f"h{count}" / ".claude" / "projects" / "p"
+        directory.mkdir(parents=True)
+        for number in range(count):
+            (directory / f"s{number:05d}.jsonl").write_text(json.dumps(
+                {"type": "user", "sessionId": f"s{number}", "timestamp": "2025-01-01T00:00:00Z", "uuid": f"u{number}",
+                 "message": {"role": "user", "content": f"hello {number}"}}) + "\n")
+        bundle = tmp_path / f"b{count}.tar.zst"
+        assert cli("collect", "--home", tmp_path / f"h{count}", "-o", bundle, "--quiet").exit_code == 0
+        code, peaks[count], output = run_measured("analyze", bundle, "-o", tmp_path / f"t{count}.csv", "--quiet",
+                                                  "--jobs", "1")
+        assert code == 0, output
+    assert peaks[10_000] - peaks[1] < 60 * 1024, f"{(peaks[10_000] - peaks[1]) / 1024:.0f} MiB more for 10,000 files"
