@@ -48,7 +48,7 @@ def decode_index(compressed: bytes) -> dict:
     return _checked_index(index)
 
 
-def _decompress_capped(compressed: bytes, limit: int, what: str) -> bytes:
+def _decompress_capped(compressed: bytes, limit: int, what: str) -> bytearray:
     """Decompress a whole zstd stream, refusing it as soon as it passes ``limit`` bytes."""
     out = bytearray()
     try:
@@ -59,7 +59,7 @@ def _decompress_capped(compressed: bytes, limit: int, what: str) -> bytes:
                 raise BundleFormatError(f"{what}: decompresses to more than the limit of {limit} bytes")
     except zstandard.ZstdError as exc:
         raise BundleFormatError(f"{what}: cannot be decompressed: {exc}") from exc
-    return bytes(out)
+    return out  # not bytes(out): no second copy of up to INDEX_MAX bytes
 
 
 def _shared_int(ints: dict[int, int], digits: str) -> int:
