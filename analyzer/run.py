@@ -381,7 +381,8 @@ def _gather(options: AnalyzeOptions, futures: list, limiter: RateLimiter) -> lis
     pending = set(futures)
     done: list = []
     while pending:
-        finished, pending = concurrent.futures.wait(pending, timeout=1.0, return_when=concurrent.futures.FIRST_COMPLETED)
+        finished, pending = concurrent.futures.wait(pending, timeout=1.0,
+                                                    return_when=concurrent.futures.FIRST_COMPLETED)
         done.extend(finished)
         _batch_progress(options, limiter, done, len(futures))
     return [future.result() for future in futures]

@@ -64,7 +64,8 @@ def _text(exc: BaseException) -> str:
 
 
 def _check_member_set(reader: BundleReader, result: Structure) -> None:
-    names = {member.name for member in reader.members if not member.name.startswith((layout.PAYLOAD_DIR, layout.LINKS_DIR))}
+    names = {member.name for member in reader.members
+             if not member.name.startswith((layout.PAYLOAD_DIR, layout.LINKS_DIR))}
     for name in REQUIRED_TAG_FILES:
         if name not in names:
             result.problems.append(f"{name}: missing from the bundle")
@@ -133,8 +134,8 @@ def _check_tag_digests(reader: BundleReader, listed: dict[str, str], result: Str
 
 def _check_small_members(reader: BundleReader, result: Structure) -> None:
     """The BagIt declaration, bag-info and the catalog copies: read whole (they are small), bytes against the index."""
-    names = [layout.BAGIT_TXT, layout.BAG_INFO] + [m.name for m in reader.members if m.name.startswith(layout.CATALOG_DIR)
-                                                     and m.type == "file"]
+    catalog = [m.name for m in reader.members if m.name.startswith(layout.CATALOG_DIR) and m.type == "file"]
+    names = [layout.BAGIT_TXT, layout.BAG_INFO, *catalog]
     for name in names[:layout.CATALOG_MEMBERS_MAX + 2]:
         try:
             data = read_member(reader, name)
@@ -169,8 +170,7 @@ def _check_signature(reader: BundleReader, result: Structure, policy: SignatureP
     result.signed = True
     try:
         signature = read_member(reader, layout.SIGNATURE)
-        manifest = read_member(reader, layout.TAG_MANIFEST) if reader.member(layout.TAG_MANIFEST).size \
-            <= layout.MANIFEST_MAX else b""
+        manifest = read_member(reader, layout.TAG_MANIFEST)
     except (BundleFormatError, KeyError) as exc:
         result.signature = "INVALID"
         result.problems.append(f"signature: cannot be checked ({_text(exc)})")

@@ -53,7 +53,8 @@ FILES_JSONL_RECORDS_MAX = 2 * MAX_MEMBERS  # matches include skipped and failed 
 COLLECTION_JSON_MAX = 4 * MIB
 CATALOG_MEMBER_MAX = 1 * MIB  # one aitrail/catalog/<agent>.yaml
 CATALOG_MEMBERS_MAX = 1000
-MANIFEST_MAX = 128 * MIB  # manifest-sha256.txt, tagmanifest-sha256.txt: streamed line by line
+MANIFEST_MAX = 128 * MIB  # manifest-sha256.txt: streamed line by line
+TAG_MANIFEST_MAX = 1 * MIB  # one line per tag file (at most CATALOG_MEMBERS_MAX + 6); read whole to check the signature
 MANIFEST_LINE_MAX = 64 * 1024
 BAG_INFO_MAX = 1 * MIB
 BAGIT_TXT_MAX = 4096
@@ -69,7 +70,7 @@ def metadata_limit(name: str) -> int | None:
     if name.startswith(CATALOG_DIR):
         return CATALOG_MEMBER_MAX
     return {BAGIT_TXT: BAGIT_TXT_MAX, BAG_INFO: BAG_INFO_MAX, PAYLOAD_MANIFEST: MANIFEST_MAX,
-            TAG_MANIFEST: MANIFEST_MAX, COLLECTION_JSON: COLLECTION_JSON_MAX, FILES_JSONL: FILES_JSONL_MAX,
+            TAG_MANIFEST: TAG_MANIFEST_MAX, COLLECTION_JSON: COLLECTION_JSON_MAX, FILES_JSONL: FILES_JSONL_MAX,
             SIGNATURE: SIGNATURE_SIZE}.get(name, BAG_INFO_MAX)
 
 # Bytes that never appear raw in a member name: the escape character itself,
