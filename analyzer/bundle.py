@@ -10,30 +10,34 @@ with extension loading off and untrusted schema features disabled.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import shutil
 import sqlite3
+import sys
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Iterator
 
 import zstandard
 
-from aitrail.collector.bundle import layout
+from aitrail.collector.bundle import layout, metadata
 from aitrail.collector.bundle.reader import BundleFormatError, BundleReader
 
 COMPANION_SUFFIXES = ("-wal", "-shm", "-journal")
 CHUNK = 1024 * 1024
 
 
+def _text(exc: BaseException) -> str:
+    return exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
+
+
 class MemberUnreadable(Exception):
     """A member whose bytes cannot be read or do not match their recorded digest."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # slots: a bundle can hold MAX_MEMBERS of these
 class Source:
-    """One collected regular file, as files.jsonl describes it."""
+    """One collected regular file, as files.jsonl describes it (only the fields the analyzer uses)."""
 
     member: str
     sha256: str
@@ -48,7 +52,6 @@ class Source:
     mtime_ns: int | None
     companion_of: str | None = None
     order: int = 0  # position of the member in the bundle: sources read in this order share frames
-    record: dict = field(default_factory=dict, compare=False, hash=False, repr=False)
 
     @property
     def name(self) -> str:
@@ -59,24 +62,57 @@ class Source:
         return self.path.rsplit("/", 1)[0] if "/" in self.path else ""
 
 
-def _source(record: dict, order: dict[str, int]) -> Source | None:
-    if record.get("outcome") not in ("collected", "changed_during_read") or not record.get("member"):
+def _interned(text: str | None) -> str | None:
+    # agent, store, parser, format and location repeat across thousands of sources: keep one copy
+    return None if text is None else sys.intern(text)
+
+
+def _source(record: dict, reader: BundleReader, order: dict[str, int]) -> Source | None:
+    """The Source of a checked files.jsonl record (metadata.record_problem found nothing), or None."""
+    if record["outcome"] not in ("collected", "changed_during_read") or not record.get("member"):
         return None
     if not record["member"].startswith(layout.PAYLOAD_DIR):
         return None
     stat = record.get("stat") or {}
+    entry = reader.get(record["member"])
+    sha256 = record.get("sha256") or ""
+    if entry is not None and entry.sha256 == sha256:
+        sha256 = entry.sha256  # share the index's strings: one copy per member, not two
     return Source(
-        member=record["member"], sha256=record.get("sha256") or "", agent=record["agent"], store=record["store"],
-        parser=record.get("parser"), origin=record.get("origin") or "primary", format=record.get("format") or "",
-        location=record.get("location") or "", path=record.get("path") or "", size=record.get("stored_size") or 0,
-        mtime_ns=stat.get("mtime_ns"), companion_of=record.get("sqlite_companion_of"),
+        member=record["member"] if entry is None else entry.name, sha256=sha256,
+        agent=_interned(record["agent"]), store=_interned(record["store"]), parser=_interned(record.get("parser")),
+        origin=_interned(record.get("origin") or "primary"), format=_interned(record.get("format") or ""),
+        location=_interned(record.get("location") or ""), path=record.get("path") or "",
+        size=record.get("stored_size") or 0, mtime_ns=stat.get("mtime_ns"),
+        companion_of=record.get("sqlite_companion_of"),
         # a member missing from the index (a forced run) sorts last and reads as unreadable
-        order=order.get(record["member"], len(order)), record=record,
+        order=order.get(record["member"], len(order)),
     )
 
 
+def _add(table: dict[str, Source | list[Source]], key: str, source: Source) -> None:
+    present = table.get(key)
+    if present is None:
+        table[key] = source
+    elif isinstance(present, list):
+        present.append(source)
+    else:
+        table[key] = [present, source]
+
+
+def _all(entry: Source | list[Source] | None) -> list[Source] | tuple:
+    if entry is None:
+        return ()
+    return entry if isinstance(entry, list) else (entry,)
+
+
 class Bundle:
-    """Sources of a bundle, member reads that check digests, and SQLite copies."""
+    """Sources of a bundle, member reads that check digests, and SQLite copies.
+
+    Opening reads the index, collection.json and files.jsonl (streamed, each
+    record checked against its schema); every problem found is in
+    ``problems``, and the caller refuses the bundle unless the run is forced.
+    """
 
     def __init__(self, path: str, temp_dir: str | None = None, check_digests: bool = True):
         self.path = path
@@ -87,16 +123,21 @@ class Bundle:
         self._temp_dir = temp_dir or tempfile.mkdtemp(prefix="aitrail-analyze-")
         self._owns_temp = temp_dir is None
         self._sqlite_copies = 0
-        self.problems: list[str] = []  # what a forced run could not read at all
-        self.collection = self._json(layout.COLLECTION_JSON)
-        self.records = self._files()
-        order = {member.name: position for position, member in enumerate(self.reader.members)}
-        self.sources = [source for source in (_source(record, order) for record in self.records) if source]
+        self.problems: list[str] = []  # metadata problems; in a forced run, also what could not be read
+        self.collection = self._collection()
+        self.sources = self._sources()
         self._by_store: dict[str, list[Source]] = {}
-        self._by_path: dict[tuple[str, str], list[Source]] = {}
+        # keyed by strings the sources already hold, a list only where a key repeats (memory per file)
+        self._by_path: dict[str, Source | list[Source]] = {}
+        self._by_member: dict[str, Source | list[Source]] = {}
         for source in self.sources:
             self._by_store.setdefault(source.store, []).append(source)
-            self._by_path.setdefault((source.location, source.path), []).append(source)
+            _add(self._by_path, source.path, source)
+            _add(self._by_member, source.member, source)
+
+    def reopen(self) -> None:
+        """In a forked worker: a file handle of its own, everything decoded kept (nothing is decoded again)."""
+        self.reader.reopen()
 
     def close(self) -> None:
         self.reader.close()
@@ -111,40 +152,41 @@ class Bundle:
 
     # -- metadata -------------------------------------------------------------------
 
-    def _json(self, name: str) -> dict:
+    def _collection(self) -> dict:
         try:
-            value = json.loads(self.reader.read_data(name))
-            return value if isinstance(value, dict) else {}
-        except (KeyError, ValueError, BundleFormatError, zstandard.ZstdError) as exc:
-            self.problems.append(f"{name} unreadable ({exc})")
+            return metadata.load_collection(self.reader)
+        except (KeyError, BundleFormatError) as exc:
+            self.problems.append(f"{layout.COLLECTION_JSON} unreadable ({_text(exc)})")
             return {}
 
-    def _files(self) -> list[dict]:
-        """files.jsonl; a damaged one (only in a forced run) yields what can be read, and says so."""
+    def _sources(self) -> list[Source]:
+        """files.jsonl, streamed; a bad line is a problem (a forced run goes on without that file)."""
+        order = {member.name: position for position, member in enumerate(self.reader.members)}
+        sources: list[Source] = []
         try:
-            text = self.reader.read_data(layout.FILES_JSONL)
-        except (KeyError, BundleFormatError, zstandard.ZstdError) as exc:
-            self.problems.append(f"{layout.FILES_JSONL} unreadable ({exc}): no member can be given to a parser")
-            return []
-        records = []
-        for number, line in enumerate(text.splitlines(), 1):
-            try:
-                record = json.loads(line)
-            except ValueError:
-                self.problems.append(f"{layout.FILES_JSONL} line {number} unreadable: that file is not parsed")
-                continue
-            if isinstance(record, dict) and isinstance(record.get("agent"), str) and isinstance(record.get("store"), str):
-                records.append(record)
-        return records
+            for _, record, problem in metadata.iter_records(self.reader):
+                if record is None:
+                    self.problems.append(f"{layout.FILES_JSONL}: {problem}: that file is not parsed")
+                elif (source := _source(record, self.reader, order)) is not None:
+                    sources.append(source)
+        except (KeyError, BundleFormatError) as exc:
+            self.problems.append(f"{layout.FILES_JSONL} unreadable ({_text(exc)}): "
+                                 + ("no member can be given to a parser" if not sources else
+                                    f"only the {len(sources)} file(s) listed before the problem are parsed"))
+        return sources
 
     # -- lookups --------------------------------------------------------------------
+
+    def source_for(self, member: str, store: str) -> Source:
+        """The source of ``member`` in ``store`` (a file matched by two stores is two sources)."""
+        return next(source for source in _all(self._by_member.get(member)) if source.store == store)
 
     def by_store(self, store: str) -> list[Source]:
         return list(self._by_store.get(store, ()))
 
     def at(self, location: str, path: str, store: str | None = None) -> Source | None:
-        for source in self._by_path.get((location, path), ()):
-            if store is None or source.store == store:
+        for source in _all(self._by_path.get(path)):
+            if source.location == location and (store is None or source.store == store):
                 return source
         return None
 

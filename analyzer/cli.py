@@ -11,27 +11,35 @@ import click
 from aitrail.analyzer.export import FORMATS
 from aitrail.analyzer.run import AnalyzeOptions, NotVerified, Unreadable, analyze as run_analysis
 
+SUMMARY_COLUMNS = (("agent", "agent", "<"), ("store", "store", "<"), ("files", "files", ">"), ("rows", "rows", ">"),
+                   ("bad", "bad_records", ">"), ("recovered", "secondary_kept", ">"), ("dup", "secondary_dropped", ">"))
+
 
 @click.command("analyze")
 @click.argument("bundle", type=click.Path(dir_okay=False, exists=True))
-@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False), help="Timeline file to write.")
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False, allow_dash=True),
+              help="Timeline file to write ('-': standard output).")
 @click.option("--format", "format_name", type=click.Choice(FORMATS), default="csv", show_default=True)
-@click.option("--agent", "agents", multiple=True, help="Only this agent (repeatable).")
+@click.option("--agent", "agents", multiple=True, help="Only this agent (repeatable; see 'aitrail catalog list').")
 @click.option("--force", is_flag=True, help="Analyze a bundle that fails verification (every output says so).")
 @click.option("--summary", "summary_path", type=click.Path(dir_okay=False), help="Also write the summary as JSON.")
 @click.option("--jobs", type=click.IntRange(min=1), help="Worker processes (default: one per core).")
-@click.option("--quiet", is_flag=True, help="No progress lines on stderr.")
-def analyze(bundle, output, format_name, agents, force, summary_path, jobs, quiet) -> None:
+@click.option("--public-key", type=click.Path(dir_okay=False, exists=True),
+              help="Trusted Ed25519 public key (PEM); the bundle's signature must verify under it.")
+@click.option("--require-signature", is_flag=True, help="Refuse an unsigned bundle.")
+@click.option("--quiet", is_flag=True, help="Nothing on stderr but errors (no progress, no summary table).")
+def analyze(bundle, output, format_name, agents, force, summary_path, jobs, public_key, require_signature,
+            quiet) -> None:
     """Turn a verified bundle into one timeline (17 columns; see docs/timeline.md).
 
     Exit codes: 0 done; 1 the bundle failed verification (without --force);
     2 usage error.
     """
-    for path in filter(None, (output, summary_path)):
-        if os.path.lexists(path):
-            raise click.UsageError(f"{path} exists; aitrail never overwrites an output")
+    _check_outputs(output, summary_path)
+    _check_agents(agents)
     options = AnalyzeOptions(bundle=bundle, output=output, format=format_name, agents=list(agents), force=force,
-                             jobs=jobs, progress=not quiet)
+                             jobs=jobs, progress=not quiet, public_key=public_key,
+                             require_signature=require_signature)
     try:
         result = run_analysis(options)
     except NotVerified as exc:
@@ -47,17 +55,59 @@ def analyze(bundle, output, format_name, agents, force, summary_path, jobs, quie
         with open(summary_path, "x", encoding="utf-8") as handle:
             json.dump(summary, handle, indent=2, sort_keys=True)
             handle.write("\n")
-    _print_summary(summary)
+    if not summary["verified"]:  # an error-level fact: said even with --quiet
+        click.echo("WARNING: the bundle FAILED verification; this timeline was forced and says so in its first row",
+                   err=True)
+    if not quiet:
+        _print_summary(summary)
+
+
+def _check_outputs(output: str, summary_path: str | None) -> None:
+    """Before any work: outputs must not exist and their directories must (a usage error, exit 2)."""
+    for path in filter(None, (None if output == "-" else output, summary_path)):
+        if os.path.lexists(path):
+            raise click.UsageError(f"{path} exists; aitrail never overwrites an output")
+        directory = os.path.dirname(os.path.abspath(path))
+        if not os.path.isdir(directory):
+            raise click.UsageError(f"{path}: directory {directory} does not exist")
+        if not os.access(directory, os.W_OK | os.X_OK):
+            raise click.UsageError(f"{path}: directory {directory} is not writable")
+
+
+def _check_agents(agents: tuple[str, ...]) -> None:
+    """--agent must name an agent of the installed catalog, as in collect."""
+    if not agents:
+        return
+    from aitrail.collector import catalog
+
+    try:
+        known = {agent.agent for agent in catalog.load().agents}
+    except catalog.CatalogError as exc:
+        raise click.UsageError(f"cannot check --agent: the installed catalog is invalid ({exc})") from exc
+    for agent in agents:
+        if agent not in known:
+            raise click.UsageError(f"unknown agent {agent!r}; known: {', '.join(sorted(known))}")
+
+
+def summary_table(summary: dict) -> list[str]:
+    """The per-store table: column widths from the data, columns two spaces apart."""
+    rows = [[str(store[key]) for _, key, _ in SUMMARY_COLUMNS] for store in summary["stores"]]
+    header = [title for title, _, _ in SUMMARY_COLUMNS]
+    widths = [max(len(cell) for cell in column) for column in zip(header, *rows)]
+    lines = []
+    for cells in (header, *rows):
+        parts = [f"{cell:{align}{width}}" for cell, width, (_, _, align) in zip(cells, widths, SUMMARY_COLUMNS)]
+        lines.append("  ".join(parts).rstrip())
+    return lines
 
 
 def _print_summary(summary: dict) -> None:
     echo = lambda text="": click.echo(text, err=True)  # noqa: E731
-    if not summary["verified"]:
-        echo("WARNING: the bundle FAILED verification; this timeline was forced and says so in its first row")
-    echo(f"{'agent':<14}{'store':<40}{'files':>6}{'rows':>8}{'bad':>6}{'recovered':>10}{'dup':>6}")
-    for store in summary["stores"]:
-        echo(f"{store['agent']:<14}{store['store']:<40}{store['files']:>6}{store['rows']:>8}"
-             f"{store['bad_records']:>6}{store['secondary_kept']:>10}{store['secondary_dropped']:>6}")
+    for line in summary_table(summary):
+        echo(line)
     for item in summary["not_parsed"]:
         echo(f"not parsed (no parser yet for {item['parser']}): {item['files']} file(s) of {item['store']}")
-    echo(f"{summary['rows']} rows written to {summary['output']}")
+    if summary.get("signature"):
+        echo(f"signature: {summary['signature']}")
+    target = "stdout" if summary["output"] == "-" else summary["output"]
+    echo(f"{summary['rows']} rows written to {target}")

@@ -2,10 +2,14 @@
 
 Order of work:
 
+0. open the bundle (index, collection.json, files.jsonl, each checked against
+   its limits and schema) and check its structure (tag manifest, signature
+   policy: collector/verify_structure.py), synchronously: a bundle that fails
+   it is refused before any parser runs (unless forced);
 1. parse the secondary stores (logs, side tables, backups); their rows are few
    and stay in memory, and their dedup keys are handed to the workers;
-2. verify the bundle, in a worker process, while other workers (one per core)
-   parse the primary stores, each writing sorted runs of rendered rows to the
+2. verify the bundle, in this (the coordinator's) process, while workers (one
+   per core) parse the primary stores, each writing sorted runs of rendered rows to the
    analyzer's temporary directory and reporting which secondary keys its rows
    matched;
 3. refuse the bundle if verification failed (unless forced; a forced run puts
@@ -16,12 +20,15 @@ Order of work:
    worker merges one key range of all the runs, and the ranges are copied
    into the output in order (analyzer/runs.py).
 
-Memory stays bounded by the run size, not the bundle size.
+Memory stays bounded by the run size, not the bundle size. Forked workers
+inherit the coordinator's decoded Bundle (index and sources) and only open
+the file again; under spawn each worker decodes it once.
 """
 
 from __future__ import annotations
 
 import concurrent.futures
+import gc
 import hashlib
 import multiprocessing
 import os
@@ -37,7 +44,8 @@ from aitrail.analyzer.dispatch import parse_source
 from aitrail.analyzer.registry import parsers
 from aitrail.analyzer.rows import COLUMNS, stamp, Draft, Provenance
 from aitrail.collector.bundle.reader import BundleFormatError
-from aitrail.collector.verify import verify
+from aitrail.collector.verify import RateLimiter, verify
+from aitrail.collector.verify_structure import SignaturePolicy, check_structure
 
 RUN_BYTES = 16 * 1024 * 1024  # rendered text a worker holds before it writes a sorted run
 MERGE_SPLIT_BYTES = 8 * 1024 * 1024  # below this the final merge is not worth splitting
@@ -69,6 +77,16 @@ class AnalyzeOptions:
     force: bool = False
     jobs: int | None = None
     progress: bool = True
+    public_key: str | None = None
+    require_signature: bool = False
+
+    @property
+    def to_stdout(self) -> bool:
+        return self.output == "-"
+
+    @property
+    def policy(self) -> SignaturePolicy:
+        return SignaturePolicy(self.public_key, self.require_signature)
 
 
 @dataclass
@@ -92,6 +110,8 @@ class AnalyzeResult:
     problems: list[str]
     stores: dict[tuple[str, str], StoreStats]
     not_parsed: dict[tuple[str, str], int]
+    signature: str = ""
+    warnings: list[str] = field(default_factory=list)
 
     def summary(self, options: AnalyzeOptions) -> dict:
         return {
@@ -100,6 +120,7 @@ class AnalyzeResult:
             "format": options.format,
             "verified": self.verified,
             "verification_problems": self.problems,
+            "signature": self.signature,
             "rows": self.rows,
             "stores": [stats.as_record() for _, stats in sorted(self.stores.items())],
             "not_parsed": [{"store": store, "parser": parser, "files": count}
@@ -120,7 +141,12 @@ _WORKER: dict = {}
 
 def _init_worker(bundle_path: str, temp_dir: str, secondary_keys: frozenset, format_name: str = "csv",
                  check_digests: bool = True) -> None:
-    _WORKER["bundle"] = Bundle(bundle_path, temp_dir=temp_dir, check_digests=check_digests)
+    inherited = _WORKER.get("bundle")
+    if inherited is not None and inherited.path == bundle_path and _WORKER.get("pid") != os.getpid():
+        inherited.reopen()  # forked: the coordinator's decoded bundle, with a file handle of our own
+    else:
+        _WORKER["bundle"] = Bundle(bundle_path, temp_dir=temp_dir, check_digests=check_digests)
+    _WORKER["pid"] = os.getpid()
     _WORKER["registry"] = parsers()
     _WORKER["cache"] = {}
     _WORKER["keys"] = secondary_keys
@@ -133,15 +159,13 @@ def _parse_batch(members: list[tuple[str, str]], batch: int) -> tuple[list[Run],
     bundle: Bundle = _WORKER["bundle"]
     render = _WORKER["render"]
     keys = _WORKER["keys"]
-    # a file matched by two stores is two sources: key by (member, store)
-    by_member = {(source.member, source.store): source for source in bundle.sources}
     runs: list[Run] = []
     stats: list[tuple] = []
     matched: set = set()
     pending: list[tuple[bytes, bytes]] = []
     held = 0
     for member in members:
-        source = by_member[member]
+        source = bundle.source_for(*member)  # (member, store): a file matched by two stores is two sources
         rows = bad = 0
         for key, row in parse_source(bundle, source, _WORKER["registry"][source.parser], _WORKER["cache"]):
             rows += 1
@@ -191,17 +215,36 @@ def _progress(options: AnalyzeOptions, message: str) -> None:
 
 
 def analyze(options: AnalyzeOptions) -> AnalyzeResult:
-    """Verify and parse; nothing is written unless the bundle verified (or the run is forced)."""
+    """Verify and parse; nothing is written unless the bundle verified (or the run is forced).
+
+    The structure (index, metadata, tag manifest, signature policy) is checked
+    first; a bundle that fails it is refused before any parser runs.
+    """
     with tempfile.TemporaryDirectory(prefix="aitrail-analyze-") as temp_dir:
         try:
             _init_worker(options.bundle, temp_dir, frozenset(), options.format, check_digests=options.force)
         except (BundleFormatError, OSError) as exc:
             raise Unreadable(str(exc)) from exc
         try:
-            return _analyze(options, temp_dir)
+            structure = _check_structure_first(options)
+            result = _analyze(options, temp_dir)
+            result.signature, result.warnings = structure.signature, structure.warnings
+            return result
         finally:
             _WORKER["bundle"].close()
             _WORKER.clear()
+
+
+def _check_structure_first(options: AnalyzeOptions):
+    """The structural check, before any parser; refuse (unless forced) a bundle that fails it."""
+    bundle: Bundle = _WORKER["bundle"]
+    structure = check_structure(bundle.reader, options.policy)
+    problems = structure.problems + [problem for problem in bundle.problems if problem not in structure.problems]
+    if problems and not options.force:
+        raise NotVerified(problems)
+    for warning in structure.warnings:
+        _progress(options, f"WARNING: {warning}")
+    return structure
 
 
 def _analyze(options: AnalyzeOptions, temp_dir: str) -> AnalyzeResult:
@@ -240,7 +283,7 @@ def _analyze(options: AnalyzeOptions, temp_dir: str) -> AnalyzeResult:
         key, row = _forced_row(report.problems, bundle.problems)
         kept.append((key, render(row).encode("utf-8")))
     runs.append(runs_module.write_run(kept, os.path.join(temp_dir, "run-secondary.bin")))
-    _progress(options, f"writing {options.output}")
+    _progress(options, "writing the timeline to " + ("stdout" if options.to_stdout else options.output))
     count = _merge(options, runs, temp_dir)
     return AnalyzeResult(count, report.ok, report.problems, stats, not_parsed)
 
@@ -260,7 +303,11 @@ def _merge(options: AnalyzeOptions, runs: list[Run], temp_dir: str) -> int:
             futures = [pool.submit(runs_module.merge_range, runs, low, high, part)
                        for (low, high), part in zip(ranges, parts)]
             counts = [future.result() for future in futures]
-    runs_module.concatenate(options.output, export.header(options.format).encode("utf-8"), parts)
+    header = export.header(options.format).encode("utf-8")
+    if options.to_stdout:
+        runs_module.concatenate_to(sys.stdout.buffer, header, parts)
+    else:
+        runs_module.concatenate(options.output, header, parts)
     return sum(counts)
 
 
@@ -279,30 +326,42 @@ def _parse_secondary(sources: list[Source], stats) -> list[tuple]:
 def _parse_primary(options: AnalyzeOptions, sources: list[Source], keys: frozenset, temp_dir: str, stats):
     """Parse the primary sources while the bundle is verified, each in worker processes when there are cores.
 
-    Verification runs in a pool worker of its own, beside the parsing workers:
-    no output is written until its result is known (the caller refuses a
-    failed bundle then), and it keeps an otherwise idle core busy.
+    Verification runs in this process, beside the parsing workers, on the
+    bundle it has already decoded: no output is written until its result is
+    known (the caller refuses a failed bundle then), the coordinator would
+    otherwise only wait, and no extra process holds a copy of the index.
     """
     jobs = options.jobs or os.cpu_count() or 1
     batches = _batches(sources, jobs * 4 if len(sources) > 1 else 1)
     runs: list[Run] = []
     matched: set = set()
+    limiter = RateLimiter()
     if jobs <= 1 or len(batches) <= 1:
-        report = verify(options.bundle)
+        report = verify(options.bundle, options.public_key, options.require_signature, reader=_WORKER["bundle"].reader,
+                        progress=_progress_callback(options))
         _WORKER["keys"] = keys
-        results = [_parse_batch(batch, number) for number, batch in enumerate(batches)]
+        results = []
+        for number, batch in enumerate(batches):
+            results.append(_parse_batch(batch, number))
+            _batch_progress(options, limiter, results, len(batches))
     else:
         # fork: workers start at once and inherit this process's modules (it runs no threads
         # here); spawn where fork does not exist.
         method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
         context = multiprocessing.get_context(method)
-        with concurrent.futures.ProcessPoolExecutor(
-                max_workers=jobs + 1, mp_context=context, initializer=_init_worker,
-                initargs=(options.bundle, temp_dir, keys, options.format, options.force)) as pool:
-            verifying = pool.submit(verify, options.bundle)
-            futures = [pool.submit(_parse_batch, batch, number) for number, batch in enumerate(batches)]
-            results = [future.result() for future in futures]
-            report = verifying.result()
+        gc.freeze()  # forked workers share the decoded bundle; a collection there must not touch (copy) its pages
+        try:
+            with concurrent.futures.ProcessPoolExecutor(
+                    max_workers=jobs, mp_context=context, initializer=_init_worker,
+                    initargs=(options.bundle, temp_dir, keys, options.format, options.force)) as pool:
+                futures = [pool.submit(_parse_batch, batch, number) for number, batch in enumerate(batches)]
+                # verify here, on the coordinator's reader: it would otherwise wait idle, and a worker
+                # of its own would hold a private copy of every index entry it touches
+                report = verify(options.bundle, options.public_key, options.require_signature,
+                                reader=_WORKER["bundle"].reader, progress=_progress_callback(options))
+                results = _gather(options, futures, limiter)
+        finally:
+            gc.unfreeze()
     for batch_runs, batch_stats, batch_matched in results:
         runs.extend(batch_runs)
         matched |= batch_matched
@@ -311,6 +370,27 @@ def _parse_primary(options: AnalyzeOptions, sources: list[Source], keys: frozens
             entry.rows += rows
             entry.bad_records += bad
     return report, runs, matched
+
+
+def _progress_callback(options: AnalyzeOptions):
+    return (lambda text: _progress(options, text)) if options.progress else None
+
+
+def _gather(options: AnalyzeOptions, futures: list, limiter: RateLimiter) -> list:
+    """The batches' results in order, with a progress line at most once a second meanwhile."""
+    pending = set(futures)
+    done: list = []
+    while pending:
+        finished, pending = concurrent.futures.wait(pending, timeout=1.0,
+                                                    return_when=concurrent.futures.FIRST_COMPLETED)
+        done.extend(finished)
+        _batch_progress(options, limiter, done, len(futures))
+    return [future.result() for future in futures]
+
+
+def _batch_progress(options: AnalyzeOptions, limiter: RateLimiter, done: list, total: int) -> None:
+    if options.progress and limiter.ready():
+        _progress(options, f"parsed {len(done)}/{total} batches of primary files")
 
 
 def _forced_row(problems: list[str], unreadable: list[str]) -> tuple:

@@ -127,3 +127,13 @@ def _copy(source, target) -> None:
         source.seek(copied)
         target.seek(0, os.SEEK_END)
         shutil.copyfileobj(source, target, 1024 * 1024)
+
+
+def concatenate_to(target, header: bytes, parts: Iterable[str]) -> None:
+    """concatenate(), to an open binary stream (``-o -``: standard output)."""
+    target.write(header)
+    for part in parts:
+        with open(part, "rb") as source:
+            shutil.copyfileobj(source, target, 1024 * 1024)
+        os.unlink(part)
+    target.flush()

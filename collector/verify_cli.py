@@ -15,12 +15,16 @@ from aitrail.collector.verify import verify as verify_bundle
 @click.argument("bundle", type=click.Path(dir_okay=False, exists=True))
 @click.option("--public-key", type=click.Path(dir_okay=False, exists=True),
               help="Trusted Ed25519 public key (PEM); the signature must verify under it.")
-def verify(bundle: str, public_key: str | None) -> None:
+@click.option("--require-signature", is_flag=True,
+              help="Fail an unsigned bundle (an unsigned bundle proves integrity against accident only).")
+@click.option("--quiet", is_flag=True, help="No progress lines on stderr.")
+def verify(bundle: str, public_key: str | None, require_signature: bool, quiet: bool) -> None:
     """Re-hash every member and check manifests, index and signature.
 
     Exit 0 when the bundle is valid, 1 when anything is wrong (each problem named).
     """
-    report = verify_bundle(bundle, public_key)
+    progress = None if quiet else (lambda text: click.echo(f"aitrail: {text}", err=True))
+    report = verify_bundle(bundle, public_key, require_signature=require_signature, progress=progress)
     click.echo(f"bundle     {bundle}")
     if report.bundle_sha256:
         click.echo(f"sha256     {report.bundle_sha256}")
@@ -30,8 +34,10 @@ def verify(bundle: str, public_key: str | None) -> None:
         click.echo(f"matches    {counts['matched']} = collected {counts['collected']} + skipped "
                    f"{counts['skipped']} + failed {counts['failed']}")
     click.echo(f"signature  {report.signature}")
+    for warning in report.warnings:
+        click.echo(f"WARNING  {warning}", err=True)
     if report.ok:
-        click.echo("VALID")
+        click.echo("VALID" if report.signed else "VALID (UNSIGNED)")
         return
     for problem in report.problems:
         click.echo(f"FAIL  {problem}", err=True)

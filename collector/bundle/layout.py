@@ -8,6 +8,7 @@ extracts it, and the index gives random access to any member.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import struct
 from dataclasses import dataclass
@@ -34,6 +35,43 @@ SKIPPABLE_HEADER = struct.Struct("<II")
 # The index payload ends with a fixed trailer so a reader can find it from the end.
 TRAILER = struct.Struct("<32sQ8s")  # sha256 of the compressed index, its length, magic
 TRAILER_MAGIC = b"AITRIDX1"
+ZSTD_FRAME_MAGIC = b"\x28\xb5\x2f\xfd"  # what every bundle's first frame starts with
+
+# -- limits (docs/bundle-format.md, "Limits") ----------------------------------------
+# An untrusted bundle is read by verify and analyze; every metadata member has a size
+# limit far above what the collector writes for a very large home (measured: about
+# 240 bytes of index JSON per member, 1.0-1.6 KB of files.jsonl per record), so that no
+# bundle can make either command hold more than a bounded amount of metadata.
+MIB = 1024 * 1024
+MAX_MEMBERS = 250_000  # members in one bundle (payload files, links, tag files): 2.5x a very large home
+INDEX_COMPRESSED_MAX = 32 * MIB
+INDEX_MAX = 96 * MIB  # decompressed index JSON
+INDEX_VALUES_PER_MEMBER = 12  # ',', '[' and '{' bytes per member the index may hold (a member uses 8)
+FILES_JSONL_MAX = 1024 * MIB  # streamed line by line, never held whole
+FILES_JSONL_LINE_MAX = 1 * MIB  # one record (two paths of PATH_MAX, escaped and in base64, use < 60 KB)
+FILES_JSONL_RECORDS_MAX = 2 * MAX_MEMBERS  # matches include skipped and failed files
+COLLECTION_JSON_MAX = 4 * MIB
+CATALOG_MEMBER_MAX = 1 * MIB  # one aitrail/catalog/<agent>.yaml
+CATALOG_MEMBERS_MAX = 1000
+MANIFEST_MAX = 128 * MIB  # manifest-sha256.txt: streamed line by line
+TAG_MANIFEST_MAX = 1 * MIB  # one line per tag file (at most CATALOG_MEMBERS_MAX + 6); read whole to check the signature
+MANIFEST_LINE_MAX = 64 * 1024
+BAG_INFO_MAX = 1 * MIB
+BAGIT_TXT_MAX = 4096
+SIGNATURE_SIZE = 64  # an Ed25519 signature, exactly
+TAR_HEADER_MAX = 1 * MIB  # a member's pax + ustar header blocks (the collector writes at most a few KB)
+TAIL_WINDOW = 1 * MIB  # how far before the end a displaced trailer is looked for
+
+
+def metadata_limit(name: str) -> int | None:
+    """The size limit of a tag member, or None for payload and link members."""
+    if name.startswith((PAYLOAD_DIR, LINKS_DIR)):
+        return None
+    if name.startswith(CATALOG_DIR):
+        return CATALOG_MEMBER_MAX
+    return {BAGIT_TXT: BAGIT_TXT_MAX, BAG_INFO: BAG_INFO_MAX, PAYLOAD_MANIFEST: MANIFEST_MAX,
+            TAG_MANIFEST: TAG_MANIFEST_MAX, COLLECTION_JSON: COLLECTION_JSON_MAX, FILES_JSONL: FILES_JSONL_MAX,
+            SIGNATURE: SIGNATURE_SIZE}.get(name, BAG_INFO_MAX)
 
 # Bytes that never appear raw in a member name: the escape character itself,
 # '%' (BagIt percent-encodes it in manifests, sha256sum would not), '\' (GNU
@@ -106,7 +144,7 @@ def manifest_line(digest: str, name: str) -> str:
     return f"{digest}  {name}\n"
 
 
-@dataclass
+@dataclass(slots=True)  # slots: a bundle of MAX_MEMBERS members holds this many entries
 class IndexEntry:
     """One member in the index: the frame that holds it and where it sits in that frame."""
 
@@ -129,4 +167,4 @@ class IndexEntry:
         return self.data_offset + self.size + (-self.size % 512)
 
     def as_record(self) -> dict:
-        return self.__dict__.copy()
+        return {item.name: getattr(self, item.name) for item in dataclasses.fields(self)}

@@ -7,6 +7,7 @@ what is wrong. Whether members match their recorded digests is verify's job.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -24,6 +25,99 @@ FRAME_LIMIT = 2 * CACHE_LIMIT
 
 class BundleFormatError(ValueError):
     """The file is not a complete, well-formed aitrail bundle."""
+
+
+def decode_index(compressed: bytes) -> dict:
+    """The index JSON, decompressed under INDEX_MAX and checked against its schema.
+
+    Members become IndexEntry objects as the JSON is decoded (object_hook), so
+    the decoded dicts never all exist at once; the count of JSON values is
+    bounded before decoding, so no index can expand into unbounded objects.
+    """
+    text = _decompress_capped(compressed, layout.INDEX_MAX, "index")
+    values = text.count(b",") + text.count(b"[") + text.count(b"{")
+    if values > layout.INDEX_VALUES_PER_MEMBER * layout.MAX_MEMBERS:
+        raise BundleFormatError(f"index: {values} JSON values, more than {layout.MAX_MEMBERS} members can have")
+    ints: dict[int, int] = {}
+    try:
+        index = json.loads(text, object_hook=_index_object, parse_float=_no_float, parse_constant=_no_float,
+                           parse_int=lambda digits: _shared_int(ints, digits))
+    except (ValueError, RecursionError) as exc:
+        raise BundleFormatError(f"index: cannot be decoded: {exc}") from exc
+    del text
+    return _checked_index(index)
+
+
+def _decompress_capped(compressed: bytes, limit: int, what: str) -> bytearray:
+    """Decompress a whole zstd stream, refusing it as soon as it passes ``limit`` bytes."""
+    out = bytearray()
+    try:
+        reader = zstandard.ZstdDecompressor().stream_reader(compressed, read_across_frames=True)
+        while chunk := reader.read(CHUNK):
+            out += chunk
+            if len(out) > limit:
+                raise BundleFormatError(f"{what}: decompresses to more than the limit of {limit} bytes")
+    except zstandard.ZstdError as exc:
+        raise BundleFormatError(f"{what}: cannot be decompressed: {exc}") from exc
+    return out  # not bytes(out): no second copy of up to INDEX_MAX bytes
+
+
+def _shared_int(ints: dict[int, int], digits: str) -> int:
+    """One int object per distinct value: members of a frame share its offset and length, most share a
+    header length (about 100 bytes less per member)."""
+    if len(digits) > 40:  # no offset has more than 20 digits; do not convert 4000-digit numbers
+        raise ValueError(f"number {digits[:40]!r}... is too long")
+    value = int(digits)
+    return ints.setdefault(value, value)
+
+
+def _no_float(text: str):
+    raise ValueError(f"unexpected number {text[:40]!r}")
+
+
+_MEMBER_KEYS = frozenset(field.name for field in dataclasses.fields(IndexEntry))
+_INT_FIELDS = ("frame_offset", "frame_length", "member_offset", "header_length", "size")
+
+
+def _index_object(record: dict):
+    """object_hook: a dict with exactly the member keys becomes a checked IndexEntry."""
+    if record.keys() != _MEMBER_KEYS:
+        return record
+    name = record["name"]
+    if not isinstance(name, str) or not layout.is_safe_member_name(name):
+        raise BundleFormatError(f"index: unsafe member name {name!r}"[:300])
+    for key in _INT_FIELDS:
+        value = record[key]
+        if type(value) is not int or not 0 <= value < 2**63:
+            raise BundleFormatError(f"index: member {name!r} has {key} {value!r}, not an offset or length"[:300])
+    if record["header_length"] > layout.TAR_HEADER_MAX:
+        raise BundleFormatError(f"index: member {name!r} has a {record['header_length']}-byte tar header, over the "
+                                f"limit of {layout.TAR_HEADER_MAX}"[:300])
+    digest = record["sha256"]
+    if record["type"] not in ("file", "symlink") or not (
+            digest is None or (isinstance(digest, str) and _is_sha256(digest))):
+        raise BundleFormatError(f"index: member {name!r} has a malformed entry"[:300])
+    return IndexEntry(**record)
+
+
+def _is_sha256(text: str) -> bool:
+    return len(text) == 64 and all(char in "0123456789abcdef" for char in text)
+
+
+def _checked_index(index) -> dict:
+    if not isinstance(index, dict) or index.get("format") != layout.FORMAT_NAME \
+            or index.get("version") != layout.FORMAT_VERSION:
+        raise BundleFormatError("index: not an aitrail bundle index of a known version")
+    members, end = index.get("members"), index.get("end")
+    if not isinstance(members, list) or not all(isinstance(member, IndexEntry) for member in members):
+        raise BundleFormatError("index: 'members' is not a list of member records "
+                                f"(each with exactly the keys {', '.join(sorted(_MEMBER_KEYS))})")
+    if len(members) > layout.MAX_MEMBERS:
+        raise BundleFormatError(f"index: {len(members)} members, over the limit of {layout.MAX_MEMBERS}")
+    if not isinstance(end, dict) or any(type(end.get(key)) is not int or end[key] < 0
+                                        for key in ("frame_offset", "frame_length")):
+        raise BundleFormatError("index: 'end' is not {frame_offset, frame_length} as integers")
+    return index
 
 
 Member = IndexEntry  # what the reader calls an index entry
@@ -54,19 +148,27 @@ class BundleReader:
     def close(self) -> None:
         self._file.close()
 
+    def reopen(self) -> None:
+        """Open the file again: a forked worker must not share its parent's file offset."""
+        self._file = open(self.path, "rb")  # noqa: SIM115 - closed in close()
+        self._cached_frame = None
+
     # -- index ------------------------------------------------------------------
 
     def _read_index(self) -> tuple[dict, int, str]:
         trailer_size = layout.TRAILER.size
         if self.file_size < trailer_size + layout.SKIPPABLE_HEADER.size:
-            raise BundleFormatError("incomplete: file too short to hold an index (cut short?)")
+            self._refuse_without_trailer()
         self._file.seek(self.file_size - trailer_size)
         digest, length, magic = layout.TRAILER.unpack(self._file.read(trailer_size))
         if magic != layout.TRAILER_MAGIC:
-            raise BundleFormatError("incomplete: no index trailer at the end of the file (bundle cut short?)")
+            self._refuse_without_trailer()
         frame_start = self.file_size - trailer_size - length - layout.SKIPPABLE_HEADER.size
         if length <= 0 or frame_start < 0:
             raise BundleFormatError("index: trailer gives an impossible index length")
+        if length > layout.INDEX_COMPRESSED_MAX:
+            raise BundleFormatError(f"index: {length} bytes compressed, over the limit of "
+                                    f"{layout.INDEX_COMPRESSED_MAX}")
         self._file.seek(frame_start)
         frame_magic, frame_size = layout.SKIPPABLE_HEADER.unpack(self._file.read(layout.SKIPPABLE_HEADER.size))
         if frame_magic != layout.SKIPPABLE_MAGIC or frame_size != length + trailer_size:
@@ -74,43 +176,68 @@ class BundleReader:
         compressed = self._file.read(length)
         if hashlib.sha256(compressed).digest() != digest:
             raise BundleFormatError("index: SHA-256 of the index does not match its trailer")
-        try:
-            index = json.loads(zstandard.ZstdDecompressor().decompress(compressed))
-        except (zstandard.ZstdError, ValueError) as exc:
-            raise BundleFormatError(f"index: cannot be decoded: {exc}") from exc
-        if index.get("format") != layout.FORMAT_NAME or index.get("version") != layout.FORMAT_VERSION:
-            raise BundleFormatError("index: not an aitrail bundle index of a known version")
+        index = decode_index(compressed)
         return index, frame_start, digest.hex()
+
+    def _refuse_without_trailer(self) -> None:
+        """Say why there is no trailer at the end: not a bundle, data appended, or cut short."""
+        self._file.seek(0)
+        start = self._file.read(len(layout.ZSTD_FRAME_MAGIC))
+        if not start:
+            raise BundleFormatError("incomplete: the file is empty (bundle cut short?)")
+        if start != layout.ZSTD_FRAME_MAGIC[:len(start)]:
+            raise BundleFormatError("not an aitrail bundle: the file does not start with a zstd frame")
+        extra = self._bytes_after_a_trailer()
+        if extra is not None:
+            raise BundleFormatError(f"data after the end of the bundle: {extra} byte(s) follow the index trailer")
+        raise BundleFormatError("incomplete: no index trailer at the end of the file (bundle cut short?)")
+
+    def _bytes_after_a_trailer(self) -> int | None:
+        """Bytes after the last index trailer found in the file's tail window, or None."""
+        window = min(self.file_size, layout.TAIL_WINDOW)
+        self._file.seek(self.file_size - window)
+        tail = self._file.read(window)
+        position = tail.rfind(layout.TRAILER_MAGIC)
+        while position >= 0:
+            trailer_start = position + len(layout.TRAILER_MAGIC) - layout.TRAILER.size
+            if trailer_start >= 0 and self._is_index_trailer(self.file_size - window + trailer_start):
+                return window - position - len(layout.TRAILER_MAGIC)
+            position = tail.rfind(layout.TRAILER_MAGIC, 0, position)
+        return None
+
+    def _is_index_trailer(self, offset: int) -> bool:
+        self._file.seek(offset)
+        _, length, _ = layout.TRAILER.unpack(self._file.read(layout.TRAILER.size))
+        frame_start = offset - length - layout.SKIPPABLE_HEADER.size
+        if frame_start < 0 or length > layout.INDEX_COMPRESSED_MAX:
+            return False
+        self._file.seek(frame_start)
+        magic, size = layout.SKIPPABLE_HEADER.unpack(self._file.read(layout.SKIPPABLE_HEADER.size))
+        return magic == layout.SKIPPABLE_MAGIC and size == length + layout.TRAILER.size
 
     def _parse_members(self) -> list[Member]:
         """Members in order; frames must tile the file, and members tile each frame."""
         members: list[Member] = []
+        self._frame_spans: dict[int, int] = {}  # frame offset -> decompressed size the index implies
         frame_start, frame_length, expected_member_offset = 0, 0, 0
         seen: set[str] = set()
-        try:
-            for record in self.index["members"]:
-                member = Member(**record)
-                if not layout.is_safe_member_name(member.name):
-                    raise BundleFormatError(f"index: unsafe member name {member.name!r}")
-                if member.name in seen:
-                    raise BundleFormatError(f"index: member {member.name!r} listed twice")
-                if member.type not in ("file", "symlink") or min(member.size, member.header_length) < 0:
-                    raise BundleFormatError(f"index: member {member.name!r} has a malformed entry")
-                if members and member.frame_offset == frame_start:
-                    if member.frame_length != frame_length or member.member_offset != expected_member_offset:
-                        raise BundleFormatError(f"index: {member.name!r} does not follow the previous member in its frame")
-                elif member.frame_offset != frame_start + frame_length or member.member_offset != 0 \
-                        or member.frame_length <= 0:
-                    raise BundleFormatError(f"index: frame of {member.name!r} is not where the previous one ended")
-                frame_start, frame_length = member.frame_offset, member.frame_length
-                expected_member_offset = member.span_end
-                seen.add(member.name)
-                members.append(member)
-            end = self.index["end"]
-            if end["frame_offset"] != frame_start + frame_length or end["frame_offset"] + end["frame_length"] != self.index_offset:
-                raise BundleFormatError("index: the frames do not tile the file up to the index")
-        except (KeyError, TypeError) as exc:
-            raise BundleFormatError(f"index: malformed member record ({exc})") from exc
+        for member in self.index["members"]:
+            if member.name in seen:
+                raise BundleFormatError(f"index: member {member.name!r} listed twice")
+            if members and member.frame_offset == frame_start:
+                if member.frame_length != frame_length or member.member_offset != expected_member_offset:
+                    raise BundleFormatError(f"index: {member.name!r} does not follow the previous member in its frame")
+            elif member.frame_offset != frame_start + frame_length or member.member_offset != 0 \
+                    or member.frame_length <= 0:
+                raise BundleFormatError(f"index: frame of {member.name!r} is not where the previous one ended")
+            frame_start, frame_length = member.frame_offset, member.frame_length
+            expected_member_offset = member.span_end
+            self._frame_spans[frame_start] = expected_member_offset
+            seen.add(member.name)
+            members.append(member)
+        end = self.index["end"]
+        if end["frame_offset"] != frame_start + frame_length or end["frame_offset"] + end["frame_length"] != self.index_offset:
+            raise BundleFormatError("index: the frames do not tile the file up to the index")
         return members
 
     def frames(self) -> list[list[Member]]:
@@ -130,6 +257,10 @@ class BundleReader:
             return self._by_name[name]
         except KeyError:
             raise KeyError(f"no member {name!r} in the bundle") from None
+
+    def get(self, name: str) -> Member | None:
+        """The member called ``name``, or None."""
+        return self._by_name.get(name)
 
     def names(self) -> list[str]:
         return [member.name for member in self.members]
@@ -162,9 +293,11 @@ class BundleReader:
 
         The frame of a member up to CACHE_LIMIT is decompressed whole and kept
         until another frame is read, so reading the members of a packed frame in
-        order costs one decompression; larger members are streamed.
+        order costs one decompression; larger members, and the members of a
+        frame larger than FRAME_LIMIT (the collector packs a large files.jsonl
+        with collection.json), are streamed.
         """
-        if member.size <= CACHE_LIMIT:
+        if member.size <= CACHE_LIMIT and self._frame_spans.get(member.frame_offset, 0) <= FRAME_LIMIT:
             frame = self._packed_frame(member)
             if len(frame) < member.data_offset + member.size:
                 raise BundleFormatError(f"{member.name}: data shorter than its index entry")

@@ -67,7 +67,8 @@ def test_every_row_is_traceable(cli, demo_bundle, tmp_path):
 
 def test_summary_json_counts_files_rows_and_recoveries(cli, demo_bundle, tmp_path):
     summary_path = tmp_path / "s.json"
-    result = cli("analyze", demo_bundle, "-o", tmp_path / "t.csv", "--summary", summary_path, "--quiet")
+    # not --quiet: the table goes to stderr (--quiet silences it, tests/analyzer/test_analyze_edges.py)
+    result = cli("analyze", demo_bundle, "-o", tmp_path / "t.csv", "--summary", summary_path)
     assert result.exit_code == 0
     summary = json.loads(summary_path.read_text())
     stores = {item["store"]: item for item in summary["stores"]}

@@ -66,5 +66,66 @@ def _rehash(manifest: bytes, data: dict[str, bytes]) -> bytes:
     lines = []
     for line in manifest.decode().splitlines():
         _, name = line.split("  ", 1)
+        if name not in data:
+            continue  # a dropped member
         lines.append(f"{hashlib.sha256(data[name]).hexdigest()}  {name}\n")
     return "".join(lines).encode()
+
+
+def read_index(path: Path) -> dict:
+    """The index JSON as plain dicts (members as records)."""
+    with BundleReader(path) as reader:
+        index = dict(reader.index)
+        index["members"] = [member.as_record() for member in reader.members]
+        return index
+
+
+def replace_index(source: Path, destination: Path, index_json: bytes, trailer_extra: bytes = b"",
+                  compressed: bool = False) -> None:
+    """Copy a bundle's frames and give it a new index (any bytes; already zstd with ``compressed``),
+    sealed with a correct trailer digest."""
+    import zstandard
+
+    from aitrail.collector.bundle import layout
+
+    with BundleReader(source) as reader:
+        offset = reader.index_offset
+    with open(source, "rb") as handle:
+        body = handle.read(offset)
+    if not compressed:
+        index_json = zstandard.ZstdCompressor(level=3).compress(index_json)
+    trailer = layout.TRAILER.pack(hashlib.sha256(index_json).digest(), len(index_json), layout.TRAILER_MAGIC)
+    payload = index_json + trailer
+    with open(destination, "wb") as handle:
+        handle.write(body)
+        handle.write(layout.SKIPPABLE_HEADER.pack(layout.SKIPPABLE_MAGIC, len(payload)))
+        handle.write(payload)
+        handle.write(trailer_extra)
+
+
+def rewrite_json_index(source: Path, destination: Path, change) -> None:
+    """replace_index with ``change(index_dict)`` applied to the plain index (a callable may return a new value)."""
+    import json
+
+    index = read_index(source)
+    changed = change(index)
+    value = index if changed is None else changed
+    replace_index(source, destination, json.dumps(value).encode())
+
+
+def drop_members(source: Path, destination: Path, names: set[str], replace: dict[str, bytes] | None = None) -> None:
+    """rewrite() without some members (the manifests re-hashed, as an attacker would)."""
+    replace = dict(replace or {})
+    with BundleReader(source) as reader:
+        members = [(m, _header(reader, m), reader.read_data(m.name) if m.type == "file" else b"")
+                   for m in reader.members if m.name not in names]
+    data = {member.name: replace.get(member.name, body) for member, _, body in members}
+    data["manifest-sha256.txt"] = _rehash(data["manifest-sha256.txt"], data)
+    data["tagmanifest-sha256.txt"] = _rehash(data["tagmanifest-sha256.txt"], data)
+    writer = BundleWriter(os.fspath(destination))
+    for member, info, _ in members:
+        if member.type == "symlink":
+            writer.add_symlink(member.name, os.fsencode(info.linkname), _meta(info))
+        else:
+            writer.add_bytes(member.name, data[member.name], _meta(info))
+    writer.finish()
