@@ -68,6 +68,7 @@ class Capture:
 
 
 def tar_meta(meta: Meta) -> TarMeta:
+    """The tar header fields of a file's lstat."""
     return TarMeta(mode=meta.mode, uid=meta.uid, gid=meta.gid, mtime_ns=meta.mtime_ns,
                    atime_ns=meta.atime_ns, ctime_ns=meta.ctime_ns)
 
@@ -88,6 +89,7 @@ class Capturer:
         self.forbidden = forbidden or {}
 
     def capture(self, parts: tuple[str, ...], member: str) -> Capture:
+        """Read one matched path (file or link) and say what happened."""
         try:
             before = self.tree.lstat(parts, birth=True)
         except FileNotFoundError as exc:

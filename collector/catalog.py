@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
-
 from aitrail.collector.catalog_schema import AgentCatalog, CatalogError, Store, parse_agent
 
 
@@ -54,12 +53,13 @@ class Catalog:
         return hasher.hexdigest()
 
     def agent(self, agent_id: str) -> AgentCatalog:
+        """One agent's catalog; KeyError for an unknown id."""
         for agent in self.agents:
             if agent.agent == agent_id:
                 return agent
         raise KeyError(agent_id)
 
-    def select(self, agent_ids: tuple[str, ...] | list[str]) -> "Catalog":
+    def select(self, agent_ids: tuple[str, ...] | list[str]) -> Catalog:
         """The same catalog restricted to some agents; unknown ids are an error."""
         if not agent_ids:
             return self
@@ -71,6 +71,7 @@ class Catalog:
         return Catalog(self.directory, chosen, self.raw_files)
 
     def stores(self) -> list[tuple[AgentCatalog, Store]]:
+        """Every (agent, store) pair, in catalog order."""
         return [(agent, store) for agent in self.agents for store in agent.stores]
 
 

@@ -77,6 +77,7 @@ class SettingOverride:
 
 @dataclass(frozen=True)
 class Root:
+    """A directory in which some of an agent's stores live (docs/catalog.md, Roots)."""
     id: str
     description: str
     paths: tuple[str, ...]
@@ -88,6 +89,7 @@ class Root:
 
 @dataclass(frozen=True)
 class Store:
+    """One store: files of one role and format under a root (docs/catalog.md, Stores)."""
     id: str
     root: str
     include: tuple[str, ...]
@@ -103,6 +105,7 @@ class Store:
 
 @dataclass(frozen=True)
 class AgentCatalog:
+    """One agent's catalog file, validated."""
     agent: str
     name: str
     summary: str
@@ -119,9 +122,11 @@ class AgentCatalog:
         return self.agent.replace("-", "_")
 
     def root(self, root_id: str) -> Root:
+        """The root with this id."""
         return next(root for root in self.roots if root.id == root_id)
 
     def store(self, store_id: str) -> Store:
+        """The store with this (local) id."""
         return next(store for store in self.stores if store.id == store_id)
 
     def qualified(self, store: Store) -> str:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import importlib
 
 import click
-
 from aitrail.collector import __version__
 from aitrail.collector.catalog_cli import catalog_group
 from aitrail.collector.collect_cli import collect
@@ -22,9 +21,11 @@ class LazyGroup(click.Group):
     lazy = {"analyze": ("aitrail.analyzer.cli", "analyze")}
 
     def list_commands(self, ctx: click.Context) -> list[str]:
+        """Every subcommand's name, without importing the analyzer."""
         return sorted([*super().list_commands(ctx), *self.lazy])
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        """The subcommand ``name``, imported only when it runs."""
         if name in self.lazy:
             module_name, attribute = self.lazy[name]
             try:

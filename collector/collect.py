@@ -43,6 +43,7 @@ class Interrupted(CollectionError):
 
 @dataclass
 class CollectOptions:
+    """What the examiner asked for (the ``collect`` command line, parsed)."""
     output: str | None
     homes: list[str] = field(default_factory=list)
     all_users: bool = False
@@ -62,6 +63,7 @@ class CollectOptions:
 
 @dataclass
 class CollectResult:
+    """What a run found and wrote."""
     entries: list[oc.Entry]
     counts: dict
     mode: str
@@ -75,6 +77,7 @@ class CollectResult:
 
     @property
     def exit_code(self) -> int:
+        """0 when every file was read whole, 3 when some changed while read or failed."""
         return 3 if any(entry.outcome in oc.PARTIAL_OUTCOMES for entry in self.entries) else 0
 
 
@@ -176,7 +179,8 @@ def _add_sqlite_companions(entries: list[oc.Entry], trees: dict[str, Tree]) -> l
                 meta = tree.lstat(parts)
             except OSError:
                 continue
-            companion = oc.Entry(entry.target, parts, meta.kind, meta, companion_of=entry.raw_relpath.decode("utf-8", "backslashreplace"))
+            companion = oc.Entry(entry.target, parts, meta.kind, meta,
+                                 companion_of=entry.raw_relpath.decode("utf-8", "backslashreplace"))
             if meta.kind not in ("file", "symlink"):
                 companion.outcome, companion.reason = oc.SPECIAL, f"{meta.kind}: recorded from lstat, never opened"
             extra.append(companion)

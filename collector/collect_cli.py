@@ -7,7 +7,6 @@ import re
 import sys
 
 import click
-
 from aitrail.collector import collect as collect_module
 from aitrail.collector.bundle.seal import SigningKeyError
 from aitrail.collector.catalog_schema import CatalogError
@@ -22,6 +21,7 @@ class SizeType(click.ParamType):
     name = "SIZE"
 
     def convert(self, value, param, ctx):
+        """Parse a size with an optional binary unit."""
         if isinstance(value, int):
             return value
         match = _SIZE.match(str(value))
@@ -45,7 +45,8 @@ class SizeType(click.ParamType):
 @click.option("--sign-key", type=click.Path(dir_okay=False, exists=True), help="Ed25519 private key (aitrail keygen).")
 @click.option("--dry-run", is_flag=True, help="Show what would be collected; write nothing.")
 @click.option("--max-file-size", type=SizeType(), help="Record larger files as too_large instead of reading them.")
-@click.option("--catalog", "catalog_dir", type=click.Path(file_okay=False, exists=True), help="Use this catalog directory.")
+@click.option("--catalog", "catalog_dir", type=click.Path(file_okay=False, exists=True),
+              help="Use this catalog directory.")
 @click.option("--quiet", is_flag=True, help="No progress lines on stderr.")
 def collect(homes, all_users, root, agents, output, case_id, examiner, notes, sign_key, dry_run,
             max_file_size, catalog_dir, quiet) -> None:
@@ -126,7 +127,8 @@ def _print_dry_run(result) -> None:
         click.echo(f"  home {home.label}: {home.path}")
     for override in result.overrides:
         state = override.outcome.replace("_", " ")
-        click.echo(f"  {override.kind} {override.name}={override.value} ({override.agent}.{override.root}): {state}; {override.note}")
+        click.echo(f"  {override.kind} {override.name}={override.value} ({override.agent}.{override.root}): "
+                   f"{state}; {override.note}")
     click.echo(f"{'agent':<22}{'files':>8}{'bytes':>14}{'skipped':>9}{'failed':>8}")
     totals = [0, 0, 0, 0]
     for agent, row in sorted(_per_agent(result).items()):

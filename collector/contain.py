@@ -42,6 +42,7 @@ class Jail:
     chroot: bool = False  # True for an image root: '..' at the top stays at the top
 
     def contains(self, path: str) -> bool:
+        """True when ``path`` is the jail itself or below it."""
         return path == self.real or path.startswith(self.real.rstrip("/") + "/")
 
     def relative(self, path: str) -> str:

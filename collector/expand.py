@@ -20,7 +20,6 @@ import errno as errno_module
 from dataclasses import dataclass
 
 import pathspec
-
 from aitrail.collector.globs import is_literal, segment_regex
 from aitrail.collector.plan import Target
 from aitrail.collector.walk import Match, Tree
@@ -31,12 +30,12 @@ class _Task:
     """Expand ``segments`` of ``target`` at the directory ``here``."""
 
     target: Target
-    spec: "_ExcludeSpec"
+    spec: _ExcludeSpec
     here: tuple[str, ...]
     segments: tuple[str, ...]
     via: str = ""  # note for every match found: which link led here
 
-    def at(self, here: tuple[str, ...], segments: tuple[str, ...]) -> "_Task":
+    def at(self, here: tuple[str, ...], segments: tuple[str, ...]) -> _Task:
         return _Task(self.target, self.spec, here, segments, self.via)
 
 
@@ -51,6 +50,7 @@ class Expander:
         self._followed: set[tuple] = set()
 
     def expand(self, target: Target) -> list[Match]:
+        """Every match of one target's glob in this location."""
         matches: list[Match] = []
         self._followed = set()
         self._record_root_links(target, matches)
@@ -140,7 +140,7 @@ class Expander:
             stack.append(task.at(parts, rest))
 
     def _examine(self, task: _Task, parts, out: list[Match], listed: bool):
-        """lstat a candidate; None when it is absent (recorded as vanished if a listing named it) or unreadable."""
+        """Lstat a candidate; None when it is absent (recorded as vanished if a listing named it) or unreadable."""
         try:
             return self.tree.lstat(parts)
         except FileNotFoundError:
@@ -189,7 +189,8 @@ class Expander:
             link.note = (f"symlink on the way to a store: target {shown} is inside "
                          f"{', '.join(sorted(set(followed)))}; walked under its own path with that store's globs")
         else:
-            link.note = f"symlink on the way to a store: target {shown} already walked (loop or repeat), not followed again"
+            link.note = (f"symlink on the way to a store: target {shown} already walked (loop or repeat), "
+                         "not followed again")
 
     # -- reading ---------------------------------------------------------------------
 
@@ -264,7 +265,7 @@ def remainders(target: Target, directory: tuple[str, ...]) -> list[tuple[str, ..
             return []
     left = {segments[index:] for index in states if index < len(segments)}
     # '**/x' already covers 'x' (zero directories): walk it once
-    return sorted(rest for rest in left if not (("**", *rest) in left))
+    return sorted(rest for rest in left if ("**", *rest) not in left)
 
 
 def _closure(segments: tuple[str, ...], states: set[int]) -> set[int]:
@@ -277,7 +278,7 @@ def _closure(segments: tuple[str, ...], states: set[int]) -> set[int]:
     return out
 
 
-def _spec_of(target: Target) -> "_ExcludeSpec":
+def _spec_of(target: Target) -> _ExcludeSpec:
     return _ExcludeSpec(target.excludes, target.refines)
 
 

@@ -85,20 +85,22 @@ class Meta:
 
     @property
     def kind(self) -> str:
+        """file, dir, symlink, fifo, socket, chardev, blockdev or unknown."""
         return file_kind(self.mode)
 
     def as_record(self) -> dict:
+        """The metadata as files.jsonl records it (mode in octal, times in ns)."""
         return {
             "mode": f"{self.mode:o}", "ino": self.ino, "dev": self.dev, "nlink": self.nlink, "uid": self.uid,
             "gid": self.gid, "size": self.size, "atime_ns": self.atime_ns, "mtime_ns": self.mtime_ns,
             "ctime_ns": self.ctime_ns, "btime_ns": self.btime_ns,
         }
 
-    def differs_from(self, other: "Meta") -> bool:
+    def differs_from(self, other: Meta) -> bool:
         """Any recorded field differs (birth time aside: one side may not have it)."""
         return any(getattr(self, name) != getattr(other, name) for name in _COMPARED)
 
-    def same_content_state(self, other: "Meta") -> bool:
+    def same_content_state(self, other: Meta) -> bool:
         """True when nothing that signals a content change differs."""
         return (
             self.ino == other.ino
@@ -133,11 +135,12 @@ def _ns(timestamp: _StatxTimestamp) -> int:
 
 
 def lstat_at(dir_fd: int | None, name: str) -> Meta:
-    """lstat ``name`` relative to ``dir_fd`` (or an absolute/relative path when None)."""
+    """Lstat ``name`` relative to ``dir_fd`` (or an absolute/relative path when None)."""
     if _STATX is not None:
         buffer = _Statx()
         fd = dir_fd if dir_fd is not None else -100  # AT_FDCWD
-        result = _STATX(fd, os.fsencode(name), AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS | STATX_BTIME, ctypes.byref(buffer))
+        result = _STATX(fd, os.fsencode(name), AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS | STATX_BTIME,
+                        ctypes.byref(buffer))
         if result == 0:
             return _from_statx(buffer)
         errno = ctypes.get_errno()
@@ -156,7 +159,7 @@ def fstat_meta(fd: int) -> Meta:
 
 
 def quick_lstat_at(dir_fd: int, name: str) -> Meta:
-    """lstat without birth time, for the same comparisons."""
+    """Lstat without birth time, for the same comparisons."""
     return _from_stat(os.stat(name, dir_fd=dir_fd, follow_symlinks=False))
 
 

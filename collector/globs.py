@@ -118,8 +118,10 @@ def split_segments(pattern: str) -> tuple[str, ...]:
 
 
 def match_path(pattern: str, path: str) -> bool:
-    """Match a whole relative path against a brace-free glob (used in tests and
-    for never-collect checks; the walker matches segment by segment)."""
+    """Match a whole relative path against a brace-free glob.
+
+    Used in tests; the walker matches segment by segment.
+    """
     return match_segments(split_segments(pattern), tuple(path.split("/")))
 
 

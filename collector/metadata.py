@@ -39,6 +39,7 @@ def payload_manifest(entries: list[oc.Entry]) -> bytes:
 
 
 def files_jsonl(entries: list[oc.Entry]) -> bytes:
+    """aitrail/files.jsonl: one JSON line per match, in entry order."""
     return b"".join(
         (json.dumps(entry.as_record(), sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8")
         for entry in entries
@@ -52,6 +53,7 @@ def _payload_oxum(entries: list[oc.Entry]) -> tuple[int, int]:
 
 
 def bag_info(run_meta: dict, entries: list[oc.Entry], finished: str) -> bytes:
+    """bag-info.txt: BagIt's metadata with the case, the examiner and the payload size."""
     options = run_meta["options"]
     octets, streams = _payload_oxum(entries)
     labels = [
@@ -70,6 +72,7 @@ def bag_info(run_meta: dict, entries: list[oc.Entry], finished: str) -> bytes:
 
 
 def collection_record(run_meta: dict, entries: list[oc.Entry], counts: dict, finished: str, signing_key) -> dict:
+    """aitrail/collection.json: everything an examiner records about the run."""
     options, catalog, trees = run_meta["options"], run_meta["catalog"], run_meta["trees"]
     environ = {name: os.environ.get(name) for name in runinfo.catalog_env_vars(catalog)}
     return {
@@ -109,7 +112,8 @@ def collection_record(run_meta: dict, entries: list[oc.Entry], counts: dict, fin
             "directories_opened": sum(tree.stats.directories_opened for tree in trees.values()),
             "directories_listed": sum(tree.stats.directories_listed for tree in trees.values()),
             "lstat_calls": sum(tree.stats.lstat_calls for tree in trees.values()),
-            "directories_opened_without_o_noatime": sum(tree.stats.directories_without_noatime for tree in trees.values()),
+            "directories_opened_without_o_noatime": sum(tree.stats.directories_without_noatime
+                                                        for tree in trees.values()),
             "files_read_with_o_noatime": sum(1 for entry in entries if entry.noatime is True),
             "files_read_without_o_noatime": sum(1 for entry in entries if entry.noatime is False),
         },
@@ -126,6 +130,7 @@ def collection_record(run_meta: dict, entries: list[oc.Entry], counts: dict, fin
 
 
 def write_metadata_members(writer: BundleWriter, entries, counts, run_meta, signing_key) -> None:
+    """Write the manifests, run metadata, catalog copy and (if a key is given) the signature."""
     finished = runinfo.utc_now()
     stamp = TarMeta(mode=0o644, uid=0, gid=0, mtime_ns=time.time_ns())
     tag_files: list[tuple[str, bytes]] = [

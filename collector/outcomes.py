@@ -44,11 +44,12 @@ PARTIAL_OUTCOMES = {CHANGED, DENIED, VANISHED, READ_ERROR}
 
 
 def raw_text(raw: bytes) -> str:
-    """Display form of raw bytes: UTF-8 where valid, \\xNN escapes elsewhere."""
+    r"""Display form of raw bytes: UTF-8 where valid, \xNN escapes elsewhere."""
     return raw.decode("utf-8", "backslashreplace")
 
 
 def b64(raw: bytes) -> str:
+    """Base64 of raw bytes, as ASCII text."""
     return base64.b64encode(raw).decode("ascii")
 
 
@@ -82,13 +83,16 @@ class Entry:
 
     @cached_property
     def raw_relpath(self) -> bytes:
+        """The path below the location, as raw bytes."""
         return b"/".join(self.key[1])
 
     @property
     def raw_abspath(self) -> bytes:
+        """The path on the subject, as raw bytes."""
         return os.path.join(os.fsencode(self.target.location.base), self.raw_relpath)
 
     def as_record(self) -> dict:
+        """The files.jsonl line of this match."""
         target = self.target
         record: dict = {
             "agent": target.agent,

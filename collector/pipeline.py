@@ -19,6 +19,7 @@ from aitrail.collector.bundle.writer import BundleWriter
 from aitrail.collector.capture import Capture, Capturer
 from aitrail.collector.walk import Tree
 
+
 class Progress:
     """A line on stderr at most once a second while collecting."""
 
@@ -28,6 +29,7 @@ class Progress:
         self._last = time.monotonic()
 
     def step(self, size: int) -> None:
+        """Count one file read; print a line when a second has passed since the last."""
         self.done += 1
         self.bytes += size
         now = time.monotonic()

@@ -85,6 +85,7 @@ class Override:
     outcome: str = "applied"  # applied | refused | not_applied | unreadable
 
     def as_record(self) -> dict:
+        """The override as collection.json records it."""
         return {
             "agent": self.agent, "root": self.root, "kind": self.kind, "name": self.name,
             "value": self.value, "applied": self.applied, "outcome": self.outcome, "note": self.note,
@@ -101,6 +102,7 @@ class Home:
 
 
 def safe_label(text: str) -> str:
+    """A location label made of [A-Za-z0-9._-] only."""
     label = _LABEL_UNSAFE.sub("_", text).strip("._") or "home"
     return label
 
@@ -109,7 +111,7 @@ def unique_labels(paths: list[str], users: list[str | None]) -> list[Home]:
     """Label homes by user or directory name; collisions get -2, -3 in path order."""
     homes: list[Home] = []
     seen: dict[str, int] = {}
-    for path, user in sorted(zip(paths, users), key=lambda pair: pair[0]):
+    for path, user in sorted(zip(paths, users, strict=True), key=lambda pair: pair[0]):
         label = safe_label(user or os.path.basename(os.path.normpath(path)) or "root")
         count = seen.get(label, 0) + 1
         seen[label] = count
@@ -134,6 +136,7 @@ class Planner:
     overrides: list[Override] = field(default_factory=list)
 
     def targets_for_home(self, home: Home) -> list[Target]:
+        """Targets of the selected agents' home roots for one home."""
         return self._home_targets(self.catalog.agents, home)
 
     def never_targets_for_home(self, home: Home) -> list[Target]:
@@ -155,6 +158,7 @@ class Planner:
         return targets
 
     def targets_for_system(self, base: str) -> list[Target]:
+        """Targets of the selected agents' system roots below ``base`` (the image root or /)."""
         location = Location("system", base, "system", None, base, self._subject_path(base))
         jail = contain.Jail(os.path.realpath(base), "/", chroot=True)
         targets: list[Target] = []
@@ -325,7 +329,8 @@ def _anchor(prefix: str, pattern: str) -> str:
 def _describe(place: Place, home: Location) -> str:
     if place.location is home:
         return f"inside the home at {'/'.join(place.prefix) or '.'}"
-    return f"outside the home, inside the image at {place.location.subject_base}: collected as data/{place.location.label}/"
+    return (f"outside the home, inside the image at {place.location.subject_base}: "
+            f"collected as data/{place.location.label}/")
 
 
 def _inside(path: str, directory: str) -> bool:
@@ -339,4 +344,5 @@ def _relative_segments(path: str, directory: str) -> tuple[str, ...]:
 
 def _link_parts(links: list[str], directory: str) -> tuple[tuple[str, ...], ...]:
     """The links met inside ``directory``, as parts relative to it (the others are not ours to record)."""
-    return tuple(_relative_segments(link, directory) for link in links if _inside(link, directory) and link != directory)
+    return tuple(_relative_segments(link, directory) for link in links
+                 if _inside(link, directory) and link != directory)

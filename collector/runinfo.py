@@ -25,6 +25,7 @@ IMAGE_HOME_PARENTS = ("home", "Users")
 
 
 def homes_from_dirs(paths: list[str]) -> list[Home]:
+    """Homes given as directories (--home), labelled by their names."""
     absolute = [os.path.abspath(path) for path in paths]
     return unique_labels(absolute, [None] * len(absolute))
 
@@ -83,6 +84,7 @@ def homes_of_all_users() -> list[Home]:
 
 
 def current_user_home() -> Home:
+    """The home of the user running the collector."""
     home = str(Path.home())
     return unique_labels([home], [_user_name()])[0]
 
@@ -95,7 +97,8 @@ def _user_name() -> str | None:
 
 
 def utc_now() -> str:
-    return dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    """Now, in UTC, ISO 8601 with microseconds and Z."""
+    return dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 def _read_first_line(path: str) -> str | None:
@@ -117,6 +120,7 @@ def _read_first_line(path: str) -> str | None:
 
 
 def host_info() -> dict:
+    """What names the collecting machine (host name, OS, kernel, machine and boot ids)."""
     uname = platform.uname()
     return {
         "hostname": socket.gethostname(),
@@ -132,12 +136,14 @@ def host_info() -> dict:
 
 
 def user_info() -> dict:
+    """Who ran the collector."""
     uid = os.getuid() if hasattr(os, "getuid") else None
     euid = os.geteuid() if hasattr(os, "geteuid") else None
     return {"name": _user_name(), "uid": uid, "euid": euid, "is_root": euid == 0}
 
 
 def time_zone_info() -> dict:
+    """The collecting machine's time zone."""
     local = dt.datetime.now().astimezone()
     offset = local.utcoffset()
     return {
@@ -149,6 +155,7 @@ def time_zone_info() -> dict:
 
 
 def tool_info() -> dict:
+    """What ran: version, Python, zstandard, and the digest of the collector's source."""
     import zstandard
 
     return {

@@ -19,24 +19,23 @@ import io
 import os
 import tarfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import zstandard
-
 from aitrail.collector import outcomes as oc
 from aitrail.collector.bundle import layout
 from aitrail.collector.bundle.metadata import COUNT_KEYS, iter_lines, iter_records, link_target
-from aitrail.collector.bundle.tarheader import ns_text
 from aitrail.collector.bundle.reader import BundleFormatError, BundleReader, Member
-from aitrail.collector.verify_structure import (REQUIRED_TAG_FILES, SignaturePolicy, check_structure,
-                                                parse_manifest_line)
+from aitrail.collector.bundle.tarheader import ns_text
+from aitrail.collector.verify_structure import REQUIRED_TAG_FILES, SignaturePolicy, check_structure, parse_manifest_line
 
 __all__ = ["REQUIRED_TAG_FILES", "SignaturePolicy", "VerifyReport", "verify"]
 
 
 @dataclass
 class VerifyReport:
+    """Everything verify found: counts, the signature's state and every problem."""
     path: str
     problems: list[str] = field(default_factory=list)
     members: int = 0
@@ -51,6 +50,7 @@ class VerifyReport:
 
     @property
     def ok(self) -> bool:
+        """True when no problem was found."""
         return not self.problems
 
 

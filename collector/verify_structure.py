@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from aitrail.collector.bundle import layout, seal
-from aitrail.collector.bundle.metadata import (iter_lines, load_collection, member_within_limit, read_member)
+from aitrail.collector.bundle.metadata import iter_lines, load_collection, member_within_limit, read_member
 from aitrail.collector.bundle.reader import BundleFormatError, BundleReader
 
 REQUIRED_TAG_FILES = (layout.BAGIT_TXT, layout.BAG_INFO, layout.PAYLOAD_MANIFEST, layout.COLLECTION_JSON,
@@ -118,8 +118,11 @@ def _read_tag_manifest(reader: BundleReader, result: Structure) -> dict[str, str
 
 
 def _check_tag_digests(reader: BundleReader, listed: dict[str, str], result: Structure) -> None:
-    """The tag manifest agrees with the index digest of every tag file (the index digests are checked
-    against the bytes where the bytes are read: here for the small ones, when streamed for the others)."""
+    """The tag manifest agrees with the index digest of every tag file.
+
+    The index digests are checked against the bytes where the bytes are read:
+    here for the small ones, when streamed for the others.
+    """
     tag_files = {member.name: member for member in reader.members
                  if member.type == "file" and not member.name.startswith((layout.PAYLOAD_DIR, layout.LINKS_DIR))
                  and member.name not in (layout.TAG_MANIFEST, layout.SIGNATURE)}

@@ -38,11 +38,13 @@ class Match:
 
     @property
     def relpath(self) -> str:
+        """The matched path below its location, '/'-joined."""
         return "/".join(self.parts)
 
 
 @dataclass
 class WalkStats:
+    """What the walk cost: directories opened and listed, lstat calls."""
     directories_opened: int = 0
     directories_listed: int = 0
     directories_without_noatime: int = 0
@@ -122,6 +124,7 @@ class Tree:
         return fd
 
     def close(self) -> None:
+        """Close every descriptor this tree opened."""
         for fd in self._fds.values():
             os.close(fd)
         self._fds.clear()
@@ -132,7 +135,7 @@ class Tree:
     # -- queries --------------------------------------------------------------
 
     def lstat(self, parts: tuple[str, ...], birth: bool = False) -> Meta:
-        """lstat relative to the parent's descriptor; ``birth`` adds statx birth time (slower)."""
+        """Lstat relative to the parent's descriptor; ``birth`` adds statx birth time (slower)."""
         self.stats.lstat_calls += 1
         if not parts:
             return lstat_at(None, self.location.base)

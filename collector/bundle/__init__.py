@@ -1,0 +1,1 @@
+"""Writing and reading the bundle: layout, tar headers, the zstd writer, the index reader, signatures."""

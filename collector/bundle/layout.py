@@ -125,10 +125,12 @@ def member_name(prefix: str, label: str, parts: tuple[bytes, ...]) -> str:
 
 
 def payload_name(label: str, parts: tuple[bytes, ...]) -> str:
+    """The payload member name of a file of a location (``data/<label>/<escaped path>``)."""
     return member_name(PAYLOAD_DIR, label, parts)
 
 
 def link_name(label: str, parts: tuple[bytes, ...]) -> str:
+    """The member name a symlink of a location is stored under (``links/<label>/<escaped path>``)."""
     return member_name(LINKS_DIR, label, parts)
 
 
@@ -159,6 +161,7 @@ class IndexEntry:
 
     @property
     def data_offset(self) -> int:
+        """Where the member's data begins in its decompressed frame (after its tar header)."""
         return self.member_offset + self.header_length
 
     @property
@@ -167,4 +170,5 @@ class IndexEntry:
         return self.data_offset + self.size + (-self.size % 512)
 
     def as_record(self) -> dict:
+        """The entry as the index's JSON stores it."""
         return {item.name: getattr(self, item.name) for item in dataclasses.fields(self)}

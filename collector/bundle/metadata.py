@@ -12,10 +12,9 @@ import base64
 import binascii
 import hashlib
 import json
-from typing import Iterator
+from collections.abc import Iterator
 
 import zstandard
-
 from aitrail.collector import outcomes as oc
 from aitrail.collector.bundle import layout
 from aitrail.collector.bundle.reader import BundleFormatError, BundleReader, Member

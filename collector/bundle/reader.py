@@ -11,10 +11,10 @@ import dataclasses
 import hashlib
 import json
 import os
-from typing import BinaryIO, Iterator
+from collections.abc import Iterator
+from typing import BinaryIO
 
 import zstandard
-
 from aitrail.collector.bundle import layout
 from aitrail.collector.bundle.layout import IndexEntry
 
@@ -63,8 +63,10 @@ def _decompress_capped(compressed: bytes, limit: int, what: str) -> bytearray:
 
 
 def _shared_int(ints: dict[int, int], digits: str) -> int:
-    """One int object per distinct value: members of a frame share its offset and length, most share a
-    header length (about 100 bytes less per member)."""
+    """One int object per distinct value (about 100 bytes less per member).
+
+    Members of a frame share its offset and length, and most share a header length.
+    """
     if len(digits) > 40:  # no offset has more than 20 digits; do not convert 4000-digit numbers
         raise ValueError(f"number {digits[:40]!r}... is too long")
     value = int(digits)
@@ -139,13 +141,14 @@ class BundleReader:
         self._by_name = {member.name: member for member in self.members}
         self._cached_frame: tuple[int, bytes] | None = None  # the last packed frame read whole
 
-    def __enter__(self) -> "BundleReader":
+    def __enter__(self) -> BundleReader:
         return self
 
     def __exit__(self, *exc) -> None:
         self.close()
 
     def close(self) -> None:
+        """Close the bundle file."""
         self._file.close()
 
     def reopen(self) -> None:
@@ -236,7 +239,8 @@ class BundleReader:
             seen.add(member.name)
             members.append(member)
         end = self.index["end"]
-        if end["frame_offset"] != frame_start + frame_length or end["frame_offset"] + end["frame_length"] != self.index_offset:
+        if (end["frame_offset"] != frame_start + frame_length
+                or end["frame_offset"] + end["frame_length"] != self.index_offset):
             raise BundleFormatError("index: the frames do not tile the file up to the index")
         return members
 
@@ -253,6 +257,7 @@ class BundleReader:
     # -- members ------------------------------------------------------------------
 
     def member(self, name: str) -> Member:
+        """The index entry of a member; KeyError naming it when the bundle has none."""
         try:
             return self._by_name[name]
         except KeyError:
@@ -263,9 +268,11 @@ class BundleReader:
         return self._by_name.get(name)
 
     def names(self) -> list[str]:
+        """Every member name, in archive order."""
         return [member.name for member in self.members]
 
     def read_frame(self, member: Member) -> bytes:
+        """The compressed frame that holds ``member``, exactly as stored."""
         self._file.seek(member.frame_offset)
         frame = self._file.read(member.frame_length)
         if len(frame) != member.frame_length:
@@ -329,6 +336,7 @@ class BundleReader:
         return self._cached_frame[1]
 
     def read_data(self, name: str) -> bytes:
+        """A member's data, whole (for members known to be small)."""
         return b"".join(self.iter_data(self.member(name)))
 
 

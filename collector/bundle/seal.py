@@ -37,6 +37,7 @@ def generate(private_path: str, public_path: str) -> str:
 
 
 def public_pem(key: Ed25519PublicKey) -> bytes:
+    """The public key as PEM (SubjectPublicKeyInfo)."""
     return key.public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
 
 
@@ -47,6 +48,7 @@ def fingerprint(key: Ed25519PublicKey) -> str:
 
 
 def load_private(path: str) -> Ed25519PrivateKey:
+    """Load an unencrypted Ed25519 private key (PEM); SigningKeyError says what is wrong."""
     with open(path, "rb") as handle:
         data = handle.read()
     try:
@@ -59,6 +61,7 @@ def load_private(path: str) -> Ed25519PrivateKey:
 
 
 def load_public(data: bytes, origin: str) -> Ed25519PublicKey:
+    """Load an Ed25519 public key from PEM bytes; ``origin`` names them in errors."""
     try:
         key = serialization.load_pem_public_key(data)
     except (ValueError, TypeError) as exc:
@@ -69,10 +72,12 @@ def load_public(data: bytes, origin: str) -> Ed25519PublicKey:
 
 
 def sign(key: Ed25519PrivateKey, message: bytes) -> bytes:
+    """The Ed25519 signature of ``message``."""
     return key.sign(message)
 
 
 def check(key: Ed25519PublicKey, signature: bytes, message: bytes) -> bool:
+    """True when ``signature`` is ``key``'s signature of ``message``."""
     try:
         key.verify(signature, message)
     except InvalidSignature:

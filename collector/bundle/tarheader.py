@@ -22,8 +22,8 @@ def ns_text(value: int) -> str:
 
 
 def _record(key: str, value: str) -> bytes:
-    """One pax record, ``"<length> <key>=<value>\\n"``, whose length counts itself."""
-    body = f" {key}={value}\n".encode("utf-8")
+    r"""One pax record, ``"<length> <key>=<value>\n"``, whose length counts itself."""
+    body = f" {key}={value}\n".encode()
     length = len(body) + 1
     while len(str(length)) + len(body) != length:
         length = len(str(length)) + len(body)

@@ -25,7 +25,6 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
 import zstandard
-
 from aitrail.collector.bundle import layout
 from aitrail.collector.bundle.layout import IndexEntry
 from aitrail.collector.bundle.tarheader import BLOCK, ns_text, regular_file_header
@@ -73,6 +72,7 @@ def _padding(size: int) -> bytes:
 
 
 def new_compressor(level: int = 3) -> zstandard.ZstdCompressor:
+    """A zstd compressor that writes content checksums and sizes in every frame."""
     return zstandard.ZstdCompressor(level=level, write_checksum=True)
 
 
@@ -104,6 +104,7 @@ class BundleWriter:
                           (header, data, _padding(len(data))))
 
     def add_symlink(self, name: str, target: bytes, meta: TarMeta) -> IndexEntry:
+        """Add a symlink member (its target only; nothing is read through it)."""
         header = tar_header(name, 0, meta, tarfile.SYMTYPE, os.fsdecode(target))
         return self._pack(IndexEntry(name, "symlink", -1, -1, -1, len(header), 0, None), (header,))
 
@@ -149,14 +150,15 @@ class BundleWriter:
 
     # -- streamed members -------------------------------------------------------
 
-    def add_file_object(self, name: str, source: io.BufferedIOBase, size: int, meta: TarMeta, sha256: str) -> IndexEntry:
+    def add_file_object(self, name: str, source: io.BufferedIOBase, size: int, meta: TarMeta,
+                        sha256: str) -> IndexEntry:
         """Add a regular file from a spool whose length and digest are already known."""
         self.begin_stream(name, size, meta)
         remaining = size
         while remaining:
             chunk = source.read(min(remaining, 1024 * 1024))
             if not chunk:
-                raise IOError(f"spool for {name} ended {remaining} bytes early")
+                raise OSError(f"spool for {name} ended {remaining} bytes early")
             self.write_chunk(chunk)
             remaining -= len(chunk)
         return self.end_stream(sha256)
@@ -175,6 +177,7 @@ class BundleWriter:
         self._stream = _Stream(name, declared_size, offset, len(header), writer)
 
     def write_chunk(self, chunk: bytes | memoryview) -> None:
+        """Append data to the member begun with ``begin_stream``."""
         stream = self._stream
         if stream is None or stream.written + len(chunk) > stream.declared:
             raise ValueError("chunk beyond the declared size of the streamed member")
@@ -182,6 +185,7 @@ class BundleWriter:
         stream.written += len(chunk)
 
     def end_stream(self, sha256: str) -> IndexEntry:
+        """Close the streamed member; its data must have the length given to ``begin_stream``."""
         stream = self._require_stream()
         if stream.written != stream.declared:
             raise ValueError("streamed member is short; call abort_stream")
@@ -202,7 +206,7 @@ class BundleWriter:
         self._file.truncate(stream.offset)
         self._names.discard(stream.name)
 
-    def _require_stream(self) -> "_Stream":
+    def _require_stream(self) -> _Stream:
         if self._stream is None:
             raise RuntimeError("no streamed member is open")
         return self._stream
@@ -235,6 +239,7 @@ class BundleWriter:
         return digest.hex()
 
     def close(self) -> None:
+        """Stop the compressing thread and close the file (after ``finish`` or on failure)."""
         self._executor.shutdown(wait=True, cancel_futures=True)
         if not self._file.closed:
             self._file.close()
