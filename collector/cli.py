@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib
 
 import click
+
 from aitrail.collector import __version__
 from aitrail.collector.catalog_cli import catalog_group
 from aitrail.collector.collect_cli import collect
@@ -19,6 +20,22 @@ class LazyGroup(click.Group):
     """Loads ``analyze`` only when asked, so the collector never imports the analyzer."""
 
     lazy = {"analyze": ("aitrail.analyzer.cli", "analyze")}
+    # Short help of the lazy commands, for `aitrail --help` (a test keeps it equal to the command's own).
+    lazy_help = {"analyze": "Turn a verified bundle into one timeline (17 columns; see docs/timeline.md)."}
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """List the subcommands for --help without importing the lazy ones."""
+        rows = []
+        for name in self.list_commands(ctx):
+            if name in self.lazy:
+                rows.append((name, self.lazy_help[name]))
+                continue
+            command = super().get_command(ctx, name)
+            if command is not None and not command.hidden:
+                rows.append((name, command.get_short_help_str(formatter.width - 6 - max(map(len, self.commands)))))
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         """Every subcommand's name, without importing the analyzer."""

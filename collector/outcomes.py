@@ -1,4 +1,4 @@
-"""The outcome vocabulary and the one-line-per-match record of files.jsonl.
+"""The one-line-per-match record of files.jsonl (the vocabulary is bundle/vocabulary.py).
 
 Every catalog match ends with exactly one outcome, and every outcome falls in
 exactly one class, so ``collected + skipped + failed = matched`` holds by
@@ -15,32 +15,20 @@ from functools import cached_property
 from aitrail.collector.fsmeta import Meta
 from aitrail.collector.plan import Target
 
-COLLECTED = "collected"
-CHANGED = "changed_during_read"
-SYMLINK = "symlink"
-EXCLUDED = "excluded"
-NEVER_COLLECT = "never_collect"
-TOO_LARGE = "too_large"
-SPECIAL = "special_file"
-DENIED = "permission_denied"
-VANISHED = "vanished"
-READ_ERROR = "read_error"
-
-OUTCOME_CLASS = {
-    COLLECTED: "collected",
-    CHANGED: "collected",
-    SYMLINK: "collected",
-    EXCLUDED: "skipped",
-    NEVER_COLLECT: "skipped",
-    TOO_LARGE: "skipped",
-    SPECIAL: "skipped",
-    DENIED: "failed",
-    VANISHED: "failed",
-    READ_ERROR: "failed",
-}
-
-# Outcomes that make a run partial (exit 3): the bundle is sound, the evidence is not whole.
-PARTIAL_OUTCOMES = {CHANGED, DENIED, VANISHED, READ_ERROR}
+from aitrail.collector.bundle.vocabulary import (  # noqa: F401 - the vocabulary, re-exported for the collector
+    CHANGED,
+    COLLECTED,
+    DENIED,
+    EXCLUDED,
+    NEVER_COLLECT,
+    OUTCOME_CLASS,
+    PARTIAL_OUTCOMES,
+    READ_ERROR,
+    SPECIAL,
+    SYMLINK,
+    TOO_LARGE,
+    VANISHED,
+)
 
 
 def raw_text(raw: bytes) -> str:

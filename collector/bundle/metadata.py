@@ -15,7 +15,7 @@ import json
 from collections.abc import Iterator
 
 import zstandard
-from aitrail.collector import outcomes as oc
+from aitrail.collector.bundle import vocabulary as oc
 from aitrail.collector.bundle import layout
 from aitrail.collector.bundle.reader import BundleFormatError, BundleReader, Member
 

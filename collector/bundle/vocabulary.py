@@ -1,0 +1,36 @@
+"""The outcome vocabulary of files.jsonl, shared by the collector, verify and the analyzer.
+
+It names what became of each catalog match and the class each outcome counts
+in (``collected + skipped + failed = matched``). It imports nothing, so the
+readers of a bundle (verify, the analyzer) never load the collector's planner
+or walker to learn it.
+"""
+
+from __future__ import annotations
+
+COLLECTED = "collected"
+CHANGED = "changed_during_read"
+SYMLINK = "symlink"
+EXCLUDED = "excluded"
+NEVER_COLLECT = "never_collect"
+TOO_LARGE = "too_large"
+SPECIAL = "special_file"
+DENIED = "permission_denied"
+VANISHED = "vanished"
+READ_ERROR = "read_error"
+
+OUTCOME_CLASS = {
+    COLLECTED: "collected",
+    CHANGED: "collected",
+    SYMLINK: "collected",
+    EXCLUDED: "skipped",
+    NEVER_COLLECT: "skipped",
+    TOO_LARGE: "skipped",
+    SPECIAL: "skipped",
+    DENIED: "failed",
+    VANISHED: "failed",
+    READ_ERROR: "failed",
+}
+
+# Outcomes that make a run partial (exit 3): the bundle is sound, the evidence is not whole.
+PARTIAL_OUTCOMES = {CHANGED, DENIED, VANISHED, READ_ERROR}
