@@ -18,6 +18,7 @@ import json
 import re
 from dataclasses import dataclass
 
+from aitrail.analyzer.formats.decode import decode_json
 from aitrail.analyzer.bundle import Source
 from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.formats.text import bad_file, bad_record
@@ -38,7 +39,7 @@ class IndexEntry:
 def read_index(ctx: ParseContext, source: Source) -> tuple[dict[str, IndexEntry], list[Draft]]:
     """Entries by session id, and a parser: row for everything the index loses."""
     try:
-        document = json.loads(ctx.read(source))
+        document = decode_json(ctx.read(source))
     except (ValueError, UnicodeDecodeError) as exc:
         return {}, [bad_file(f"unreadable session index, sessions keep no time: {exc}")]
     if not isinstance(document, list):

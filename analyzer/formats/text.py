@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from aitrail.analyzer.formats.decode import decode_json
 from aitrail.analyzer.rows import Draft
 
 EXCERPT_CHARS = 300
@@ -44,8 +45,8 @@ def json_document(data: bytes, what: str, kind: type = dict, loads=None) -> tupl
     ``json.loads`` for dialects such as JSONC.
     """
     try:
-        document = (loads or json.loads)(data)
-    except (ValueError, UnicodeDecodeError) as exc:
+        document = decode_json(data, loads or json.loads)
+    except (ValueError, UnicodeDecodeError) as exc:  # too deep or too large are ValueErrors too
         return None, bad_file(f"{what} is not JSON: {exc}")
     if not isinstance(document, kind):
         expected = "an object" if kind is dict else "an array"

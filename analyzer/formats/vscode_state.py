@@ -16,6 +16,7 @@ import json
 import sqlite3
 from dataclasses import dataclass
 
+from aitrail.analyzer.formats.decode import decode_json
 from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.bundle import Source
 
@@ -58,7 +59,7 @@ def read_row(ctx: ParseContext, key: str, source: Source | None = None) -> ItemR
 def extension_state(row: ItemRow) -> dict:
     """The JSON object of an extension's globalState row; StateUnreadable if it is not one."""
     try:
-        value = json.loads(row.value)
+        value = decode_json(row.value)
     except ValueError as exc:
         raise StateUnreadable(f"row {row.key!r} is not JSON: {exc}") from exc
     if not isinstance(value, dict):

@@ -25,6 +25,7 @@ import json
 import sqlite3
 from collections.abc import Iterator
 
+from aitrail.analyzer.formats.decode import decode_json
 from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.formats.jsonl import Line, read_jsonl
 from aitrail.analyzer.formats.text import bad_file, bad_line, bad_record, json_document
@@ -133,7 +134,7 @@ def _setting(value) -> str:
     """A column holding JSON text (sandbox_policy) as compact JSON; other text as a JSON string."""
     if isinstance(value, str):
         try:
-            return json_value(json.loads(value))
+            return json_value(decode_json(value))
         except ValueError:
             pass
     return json_value(value)

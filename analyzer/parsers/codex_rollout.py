@@ -30,6 +30,7 @@ from collections.abc import Iterator
 
 from aitrail.analyzer.bundle import MemberUnreadable
 from aitrail.analyzer.context import ParseContext
+from aitrail.analyzer.formats.decode import decode_json
 from aitrail.analyzer.formats.jsonl import Line, read_jsonl
 from aitrail.analyzer.formats.text import bad_file, bad_line, excerpt
 from aitrail.analyzer.parsers.codex_items import (
@@ -102,11 +103,14 @@ def find_duplicates(ctx: ParseContext) -> dict[int, int]:
     """{line that repeats: line it repeats}. Prompts keep the event; replies and reasoning the item."""
     sides: dict[tuple[str, bytes], tuple[list[int], list[int]]] = {}
     try:
-        for number, _, raw, _ in ctx.lines():
+        for item in ctx.lines():
+            if isinstance(item, Draft):
+                continue  # the second pass reads the same lines and yields these rows
+            number, raw = item.number, item.raw
             if not _PAIR_MARKERS.search(raw):
                 continue
             try:  # decoded exactly as the second pass decodes it, so both agree on which lines exist
-                record = json.loads(raw.strip().decode("utf-8"))
+                record = decode_json(raw.strip().decode("utf-8"))
             except (ValueError, UnicodeDecodeError):
                 continue
             side, item = _record_item(record) if isinstance(record, dict) else ("", {})

@@ -31,7 +31,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-import tomllib
+from aitrail.analyzer.formats.decode import decode_toml
 from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.formats.text import bad_file, bad_record, json_document
 from aitrail.analyzer.parsers.gemini_cli_messages import compact
@@ -111,8 +111,8 @@ def parse_policy(ctx: ParseContext) -> Iterator[Draft]:
         return
     origin = f"(from {ctx.source.path}, file mtime)"
     try:
-        document = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
+        document = decode_toml(text)
+    except ValueError as exc:  # TOMLDecodeError, or nested too deep
         yield from _salvage(ctx, text, origin, str(exc))
         return
     if not document:  # only comments, or empty: the rules were all removed, which is evidence too
@@ -142,8 +142,8 @@ def _salvage(ctx: ParseContext, text: str, origin: str, reason: str) -> Iterator
     counters: dict = {}
     for start, chunk in _chunks(text):
         try:
-            document = tomllib.loads(chunk)
-        except tomllib.TOMLDecodeError as exc:
+            document = decode_toml(chunk)
+        except ValueError as exc:  # TOMLDecodeError, or nested too deep
             yield bad_record(f"line:{start}", f"TOML table does not parse: {exc}", chunk)
             header = _ARRAY_HEADER.match(chunk)
             if header:  # the damaged table still takes its number: rule[n] stays the file's n-th rule

@@ -34,6 +34,7 @@ import json
 import re
 from typing import Iterator
 
+from aitrail.analyzer.formats.decode import decode_json
 from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.formats import cline_tasks as tasks
 from aitrail.analyzer.formats.continue_sessions import last_user_block, message_text, read_index, session_index
@@ -314,7 +315,7 @@ def _ui_messages(ctx: ParseContext) -> Iterator[Draft]:
 def _ui_tool_name(ask: str, text: str) -> str:
     if ask == "tool":
         try:
-            return str(json.loads(text).get("tool", "tool"))
+            return str(decode_json(text).get("tool", "tool"))
         except (ValueError, AttributeError):
             return "tool"
     return {"command": "execute_command", "use_mcp_server": "use_mcp_tool"}.get(ask, ask)
