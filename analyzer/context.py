@@ -129,7 +129,7 @@ class ParseContext:
             self._data = read_whole(self.bundle, self.source)
         return self._data
 
-    def lines(self, limit: int = MAX_LINE_BYTES) -> Iterator[RawLine | Draft]:
+    def lines(self, limit: int | None = None) -> Iterator[RawLine | Draft]:
         """Every line as a RawLine, streamed; a Draft (a ``parser:`` row) where a line cannot be given.
 
         A line over ``limit`` bytes is a ``parser: line too long`` Draft at its
@@ -139,7 +139,7 @@ class ParseContext:
         stream), the partial last line is still given, then the error is raised
         for dispatch to report.
         """
-        splitter = _Splitter(limit)
+        splitter = _Splitter(MAX_LINE_BYTES if limit is None else limit)
         failure: MemberUnreadable | None = None
         chunks = self.chunks()
         while True:
@@ -222,13 +222,14 @@ class ParseContext:
         return self.bundle.collection
 
 
-def read_whole(bundle: Bundle, source: Source, limit: int = MAX_DOCUMENT_BYTES, named: bool = False) -> bytes:
+def read_whole(bundle: Bundle, source: Source, limit: int | None = None, named: bool = False) -> bytes:
     """A member's bytes, or FileTooLarge when it (by files.jsonl, or as read) is over ``limit``.
 
     The bytes past the limit are counted, not held, so the row can say the
     real size and the member's digest is still checked.
     """
     member = source.member if named else ""
+    limit = MAX_DOCUMENT_BYTES if limit is None else limit
     if source.size > limit:
         raise FileTooLarge(source.size, limit, member)
     parts, size = [], 0
