@@ -22,9 +22,9 @@ from typing import Callable, Iterator, TypeVar
 MAX_NESTING = 200  # levels of arrays/objects; real agent records nest a few dozen at most
 TOML_FRAMES = 400  # tomllib spends about three frames per level: about 130 levels of TOML
 CHECK_COST_BYTES = 4 * 1024 * 1024  # below this the worst case (~25x) is small enough not to check
-MAX_DECODE_COST = 512 * 1024 * 1024  # estimated bytes of decoded objects, per JSON text
-_CONTAINER_COST = 72  # an empty dict or list and the slot that holds it
-_VALUE_COST = 32  # a float or string and its slot, per comma
+MAX_DECODE_COST = 256 * 1024 * 1024  # estimated bytes of decoded objects, per JSON text
+_CONTAINER_COST = 200  # a dict with a key or two (184 bytes) and the slot that holds it
+_VALUE_COST = 64  # a short string (50 bytes and more) or float and its slot, per comma
 
 T = TypeVar("T")
 
