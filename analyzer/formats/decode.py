@@ -96,4 +96,25 @@ def decode_json(text: str | bytes, loads: Callable[[str | bytes], object] = json
             return loads(text)  # cannot nest deep enough to matter: no stack walk
         except RecursionError as exc:  # a caller already deep in the stack
             raise NestedTooDeep(f"nested too deep for the stack ({exc})") from exc
-    return bounded(loads, text)
+    value = bounded(loads, text)
+    if _C_RECURSION and _deeper_than(value, MAX_NESTING):
+        raise NestedTooDeep(f"nested deeper than {MAX_NESTING} levels")
+    return value
+
+
+# From Python 3.12 the C json decoder counts its recursion against a C stack limit of
+# its own (3.13 decodes 5000 levels), so the recursion limit no longer bounds it: the
+# decoded value's depth is measured instead, without recursion.
+_C_RECURSION = sys.version_info >= (3, 12)
+
+
+def _deeper_than(value: object, limit: int) -> bool:
+    """True when arrays/objects nest more than ``limit`` levels inside ``value`` (iterative)."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > limit:
+            return True
+        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else ()
+        stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+    return False
