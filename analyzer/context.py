@@ -22,7 +22,8 @@ LINE_CHUNK = 1024 * 1024
 # Limits of parsing (docs/timeline.md "Limits of parsing"). A line or document over a limit
 # is one ``parser:`` row; the bytes over it are counted, never held.
 MAX_LINE_BYTES = 32 * 1024 * 1024  # tool results and base64 images make real lines of several MB
-MAX_DOCUMENT_BYTES = 64 * 1024 * 1024  # a whole-file JSON/TOML/text document read by ``data``/``read``
+MAX_DOCUMENT_BYTES = 64 * 1024 * 1024  # a whole-file JSON/text document read by ``data``/``read``
+MAX_CONFIG_BYTES = 4 * 1024 * 1024  # TOML and Starlark: parsed into objects of many times their size
 MAX_DECOMPRESSED_BYTES = 1024 * 1024 * 1024  # content of one .jsonl.zst file
 ZSTD_INPUT_STEP = 512  # compressed bytes per decompress call: at most 16 MiB of output each
 
@@ -127,6 +128,16 @@ class ParseContext:
         """
         if self._data is None:
             self._data = read_whole(self.bundle, self.source)
+        return self._data
+
+    def config_data(self) -> bytes:
+        """The whole member for a configuration format (TOML, Starlark), within MAX_CONFIG_BYTES.
+
+        Their parsers build a tree tens of times the size of the text, and real
+        files are a few kilobytes; FileTooLarge past the limit.
+        """
+        if self._data is None:
+            self._data = read_whole(self.bundle, self.source, MAX_CONFIG_BYTES)
         return self._data
 
     def lines(self, limit: int | None = None) -> Iterator[RawLine | Draft]:

@@ -105,7 +105,7 @@ def _escape(key: str) -> str:
 
 def parse_policy(ctx: ParseContext) -> Iterator[Draft]:
     try:
-        text = ctx.data.decode("utf-8-sig")
+        text = ctx.config_data().decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         yield bad_file(f"policy file is not UTF-8 at byte {exc.start}")
         return

@@ -246,3 +246,15 @@ def test_a_zst_within_the_cap_is_read_whole():
     data = zstandard.ZstdCompressor().compress(b"".join(rollout_line(f"m{n}") for n in range(3000)))
     rows = rollout(data, ROLLOUT + ".zst", "codex.rollouts_compressed")
     assert texts(rows) == [f"m{n}" for n in range(3000)]
+
+
+@pytest.mark.parametrize("path,store,parser_id", [
+    (".codex/config.toml", "codex.config", "codex.config.v1"),
+    (".codex/rules/default.rules", "codex.rules", "codex.rules.v1"),
+    (".gemini/policies/p.toml", "gemini_cli.policies", "gemini_cli.policy.v1"),
+])
+def test_a_config_file_over_its_tighter_limit_is_not_parsed(monkeypatch, path, store, parser_id):
+    """TOML and Starlark trees cost tens of times their text: a smaller cap than for JSON documents."""
+    monkeypatch.setattr(context, "MAX_CONFIG_BYTES", 1000)
+    rows = run(FakeBundle({(store, path): b"# padding\n" * 200}), path, parser_id)
+    assert texts(rows) == ["parser: file too large to read whole (2000 bytes, limit 1000)"]
