@@ -184,7 +184,7 @@ def test_a_weaponized_state_vscdb_ends_with_bounded_memory(cli, tmp_path, schema
 
 
 def test_a_state_db_with_many_threads_is_streamed(cli, tmp_path):
-    """60k threads, 180k rows: all fetched at once and every secondary row held took ~4x the memory."""
+    """60k threads, 180k rows: all fetched at once and every secondary row held, 3.5 times the memory."""
     def build(home: Path) -> None:
         path = home / ".codex/state_5.sqlite"
         database(path, "CREATE TABLE threads (id TEXT PRIMARY KEY, created_at INTEGER, model TEXT, cwd TEXT, "
@@ -199,7 +199,7 @@ def test_a_state_db_with_many_threads_is_streamed(cli, tmp_path):
     bundle = collected(cli, tmp_path, build)
     peak, texts = analyze_measured(bundle, tmp_path / "t.csv", timeout=300)
     assert len(texts) == 180_000
-    print("PEAK", peak); assert peak < PEAK_MANY_THREADS_KIB
+    assert peak < PEAK_MANY_THREADS_KIB, f"analyze peak {peak / 1024:.0f} MiB"
 
 
-PEAK_MANY_THREADS_KIB = 120 * 1024
+PEAK_MANY_THREADS_KIB = 150 * 1024  # measured: 94 MiB streamed (a 16 MB run buffer), 325 MiB before
