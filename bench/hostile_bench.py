@@ -76,6 +76,18 @@ def deep_json(home: Path) -> None:
     path.write_bytes((prompt % (1, 1)).encode() + b"[" * 100_000 + b"\n" + (prompt % (2, 2)).encode())
 
 
+def worst_json(home: Path) -> None:
+    """Two Claude transcripts, each a line of the costliest JSON shape found just within the decode cap:
+    18 MiB of two-character strings (3.9M values, about 250 MiB of objects), then a prompt."""
+    line = b"[" + b",".join([b'"ab"'] * 3_880_000) + b"]\n"
+    prompt = b'{"type":"user","uuid":"u","sessionId":"s","timestamp":"2026-07-02T09:14:05.000Z",' \
+             b'"message":{"role":"user","content":"after"}}\n'
+    for name in ("4f9d2c1e-7b3a-4e55-9a0c-2d6e8b1f0a37", "5a0e3d2f-8c4b-4f66-ab1d-3e7f9c2a1b48"):
+        path = home / f".claude/projects/-home-dev-x/{name}.jsonl"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(line + prompt)
+
+
 def _vscdb(home: Path, schema: str) -> None:
     path = home / VSCDB
     path.parent.mkdir(parents=True)
@@ -136,6 +148,7 @@ CASES = {
     "vscdb_generated_column": generated_column,
     "state_5_250k_threads": lambda home: state_rows(home, 250_000),  # 1M rows in the timeline
     "zst_bomb_2gib": zst_bomb,
+    "worst_json_two_files": worst_json,
 }
 
 
