@@ -5,6 +5,7 @@ from __future__ import annotations
 from array import array
 
 from aitrail.analyzer import runs as runs_module
+from aitrail.analyzer import secondary
 from aitrail.analyzer.secondary import KeySet, Spool, kept_runs
 
 
@@ -31,3 +32,10 @@ def test_kept_rows_are_cut_into_sorted_runs_that_merge_to_one_order(tmp_path):
     assert len(runs) == 5  # 5000 lines of about 9 bytes, 10 kB a run
     runs_module.merge_range(runs, None, None, str(tmp_path / "merged"))
     assert (tmp_path / "merged").read_bytes() == b"".join(line for _, line in sorted(items))
+
+
+def test_keyset_built_from_many_chunks_is_sorted_and_distinct(monkeypatch):
+    monkeypatch.setattr(secondary, "SORT_CHUNK", 100)
+    keys = array("Q", [(n * 7919) % 1000 for n in range(3000)])
+    built = KeySet(keys)
+    assert list(built._keys) == list(range(1000))
