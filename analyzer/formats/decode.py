@@ -102,6 +102,17 @@ def decode_json(text: str | bytes, loads: Callable[[str | bytes], object] = json
     return value
 
 
+def decode_json_at(text: str, position: int) -> tuple[object, int]:
+    """``JSONDecoder().raw_decode(text, position)`` (one value of a longer text) within MAX_NESTING; ValueError."""
+    value, end = bounded(_DECODER.raw_decode, text, position)
+    if _C_RECURSION and _deeper_than(value, MAX_NESTING):
+        raise NestedTooDeep(f"nested deeper than {MAX_NESTING} levels")
+    return value, end
+
+
+_DECODER = json.JSONDecoder()
+
+
 # From Python 3.12 the C json decoder counts its recursion against a C stack limit of
 # its own (3.13 decodes 5000 levels), so the recursion limit no longer bounds it: the
 # decoded value's depth is measured instead, without recursion.

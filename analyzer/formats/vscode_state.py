@@ -12,7 +12,6 @@ src/vs/workbench/api/common/extHostMemento.ts:109-121 (research/formats-vscode-f
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from dataclasses import dataclass
 

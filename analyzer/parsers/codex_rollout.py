@@ -24,7 +24,6 @@ openai/codex@43809a454e (#3380, tagged lines); openai/codex@0846c126ea codex-rs/
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator
 

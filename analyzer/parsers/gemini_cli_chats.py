@@ -24,7 +24,6 @@ References: google-gemini/gemini-cli@5411f113ca packages/core/src/services/chatR
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator
 

@@ -28,12 +28,11 @@ packages/core/src/services/trackerService.ts:17-60 (research/formats-cli-agents.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator
 from urllib.parse import unquote
 
-from aitrail.analyzer.formats.decode import bounded, decode_json
+from aitrail.analyzer.formats.decode import decode_json, decode_json_at
 from aitrail.analyzer.context import ParseContext, RawLine
 from aitrail.analyzer.formats.text import bad_file, bad_line, bad_record, json_document
 from aitrail.analyzer.parsers.gemini_cli_messages import (
@@ -78,14 +77,14 @@ def array_items(data: bytes) -> tuple[list, Draft | None]:
 
 def _salvage(text: str) -> tuple[list, Draft]:
     """Decode item after item; the first that does not decode ends the array (a torn rewrite)."""
-    decoder, items = json.JSONDecoder(), []
+    items: list = []
     position = _skip(text, 0)
     if not text.startswith("[", position):
         return [], bad_file("not a JSON array")
     position = _skip(text, position + 1)
     while position < len(text) and text[position] != "]":
         try:
-            value, end = bounded(decoder.raw_decode, text, position)
+            value, end = decode_json_at(text, position)
         except ValueError as exc:
             return items, bad_record(f"json:/{len(items)}", f"the array is cut off or damaged here after "
                                                             f"{len(items)} items: {exc}", text[position:])
