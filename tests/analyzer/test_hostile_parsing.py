@@ -13,6 +13,7 @@ import json
 import subprocess
 import sys
 import tracemalloc
+from pathlib import Path
 
 import pytest
 import zstandard
@@ -20,6 +21,7 @@ import zstandard
 from aitrail.analyzer import context
 from aitrail.analyzer.formats import decode
 from tests.analyzer.fakes import FakeBundle, run
+from tests.analyzer.hostile_tools import analyze_measured, collected
 
 THREAD = "0198e2a4-7b1c-7d3e-8f40-5a6b7c8d9e01"
 ROLLOUT = f".codex/sessions/2026/07/02/rollout-2026-07-02T11-14-05-{THREAD}.jsonl"
@@ -258,3 +260,43 @@ def test_a_config_file_over_its_tighter_limit_is_not_parsed(monkeypatch, path, s
     monkeypatch.setattr(context, "MAX_CONFIG_BYTES", 1000)
     rows = run(FakeBundle({(store, path): b"# padding\n" * 200}), path, parser_id)
     assert texts(rows) == ["parser: file too large to read whole (2000 bytes, limit 1000)"]
+
+
+# -- end to end: collected for real, analyzed in a child whose peak RSS is measured ------------------------------
+
+
+def write(path: Path, chunks) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "wb") as handle:
+        for chunk in chunks:
+            handle.write(chunk)
+
+
+def test_a_collected_rollout_with_an_80_mb_line_is_read_around_it(cli, tmp_path):
+    """Before: the line was held and copied (about 4 times its size at peak); now it is counted."""
+    bundle = collected(cli, tmp_path, lambda home: write(home / ROLLOUT, [
+        rollout_line("before"), *([b"a" * MIB] * 80), b"\n", rollout_line("after")]))
+    peak, rows = analyze_measured(bundle, tmp_path / "t.csv")
+    assert peak < 150 * 1024, f"analyze peak {peak / 1024:.0f} MiB"
+    assert rows == ["before", "after", f"parser: line too long ({80 * MIB} bytes)"]  # untimed rows sort last
+
+
+def test_a_collected_sparse_settings_file_over_the_document_limit_is_not_read(cli, tmp_path):
+    def build(home: Path) -> None:
+        path = home / ".gemini/settings.json"
+        path.parent.mkdir(parents=True)
+        with open(path, "wb") as handle:
+            handle.truncate(100 * MIB)
+
+    peak, rows = analyze_measured(collected(cli, tmp_path, build), tmp_path / "t.csv")
+    assert peak < 150 * 1024, f"analyze peak {peak / 1024:.0f} MiB"
+    assert rows == [f"parser: file too large to read whole ({100 * MIB} bytes, limit {64 * MIB})"]
+
+
+def test_a_collected_zst_bomb_is_streamed(cli, tmp_path):
+    """A few KB expanding to 512 MiB of NULs: before, one decompress call returned all of it."""
+    path = ROLLOUT + ".zst"
+    bundle = collected(cli, tmp_path, lambda home: write(home / path, [bomb(512 * MIB)]))
+    peak, rows = analyze_measured(bundle, tmp_path / "t.csv")
+    assert peak < 150 * 1024, f"analyze peak {peak / 1024:.0f} MiB"
+    assert rows[0] == "before" and rows[-1] == f"parser: line too long ({512 * MIB} bytes)"
