@@ -13,7 +13,9 @@ EXCERPT_CHARS = 300
 def excerpt(value: str | bytes, limit: int = EXCERPT_CHARS) -> str:
     """At most ``limit`` characters; longer input says how long it was."""
     if isinstance(value, bytes):
-        text = value.decode("utf-8", "backslashreplace")
+        # the first ``limit`` characters come from at most 4 bytes each: a 32 MiB line is not decoded whole
+        head = value if len(value) <= 4 * limit + 4 else value[:4 * limit + 4]
+        text = head.decode("utf-8", "backslashreplace")
         length = f"{len(value)} bytes"
     else:
         text, length = value, f"{len(value)} characters"
