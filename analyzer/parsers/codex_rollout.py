@@ -31,6 +31,7 @@ from aitrail.analyzer.bundle import MemberUnreadable
 from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.formats.decode import decode_json
 from aitrail.analyzer.formats.jsonl import Line, read_jsonl
+from aitrail.analyzer.formats.scan import search_after
 from aitrail.analyzer.formats.text import bad_file, bad_line, excerpt
 from aitrail.analyzer.parsers.codex_items import (
     ItemReader,
@@ -54,7 +55,7 @@ META_KEYS = ("originator", "cli_version", "source", "thread_source", "model_prov
 TOOL_EVENTS = ("patch_apply_end", "mcp_tool_call_end", "exec_command_end", "web_search_end")
 TURN_EVENTS = {"task_started": "started", "turn_started": "started", "task_complete": "complete",
                "turn_complete": "complete", "turn_aborted": "aborted"}
-_ENVIRONMENT_CWD = re.compile(r"<environment_context>.*?<cwd>([^<]+)</cwd>", re.DOTALL)
+_CWD = re.compile(r"<cwd>([^<]+)</cwd>")  # the first after <environment_context> (scan.search_after: linear)
 # Only lines holding one of these can be half of a pair; the first pass decodes no others.
 # lines that can hold one half of a duplicated prompt, reply or reasoning (one search per line)
 _PAIR_MARKERS = re.compile(rb'"role"|user_message|agent_message|agent_reasoning|"reasoning"')
@@ -195,7 +196,7 @@ class RolloutReader:
         """Untagged rollouts record no cwd but in the injected ``<environment_context>``: take it there."""
         if self.project or item.get("type") != "message" or item.get("role") != "user":
             return
-        found = _ENVIRONMENT_CWD.search(content_text(item.get("content")))
+        found = search_after(content_text(item.get("content")), "<environment_context>", _CWD)
         if found:
             self.project = found.group(1).strip()
 

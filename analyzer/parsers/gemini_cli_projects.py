@@ -68,7 +68,9 @@ def root_of(source: Source) -> str:
 
 # -- JSON with comments ----------------------------------------------------------------------------
 
-_JSONC_TOKENS = re.compile(r'"(?:\\.|[^"\\])*"|//[^\n]*|/\*.*?\*/', re.DOTALL)
+# an unclosed /* comment runs to the end of the text (as strip-json-comments reads it): retrying
+# ".*?\*/" from every later "/*" would be quadratic
+_JSONC_TOKENS = re.compile(r'"(?:\\.|[^"\\])*"|//[^\n]*|/\*.*?(?:\*/|\Z)', re.DOTALL)
 
 
 def load_jsonc(data: bytes):
