@@ -17,8 +17,6 @@ import zstandard
 from aitrail.analyzer.bundle import Bundle, MemberUnreadable, Source
 from aitrail.analyzer.rows import Draft
 
-LINE_CHUNK = 1024 * 1024
-
 # Limits of parsing (docs/timeline.md "Limits of parsing"). A line or document over a limit
 # is one ``parser:`` row; the bytes over it are counted, never held.
 MAX_LINE_BYTES = 32 * 1024 * 1024  # tool results and base64 images make real lines of several MB
