@@ -88,6 +88,23 @@ def worst_json(home: Path) -> None:
         path.write_bytes(line + prompt)
 
 
+def many_records(home: Path, count: int = 1_000_000) -> None:
+    """A Claude transcript and a Codex rollout of ``count`` tiny records each (about 170 MB apiece):
+    what the parsers keep per record (branch tracking, duplicate pairing) grows with the file."""
+    transcript = home / ".claude/projects/-home-dev-x/4f9d2c1e-7b3a-4e55-9a0c-2d6e8b1f0a37.jsonl"
+    transcript.parent.mkdir(parents=True)
+    with open(transcript, "w") as handle:
+        for n in range(count):
+            handle.write(json.dumps({"type": "user", "uuid": f"u{n}", "parentUuid": f"u{n - 1}" if n else None,
+                                     "sessionId": "s", "timestamp": "2026-07-02T09:14:05.000Z",
+                                     "message": {"role": "user", "content": f"p{n}"}}) + "\n")
+    rollout = home / ROLLOUT
+    rollout.parent.mkdir(parents=True)
+    with open(rollout, "wb") as handle:
+        for n in range(count):
+            handle.write(record(f"m{n}"))
+
+
 def _vscdb(home: Path, schema: str) -> None:
     path = home / VSCDB
     path.parent.mkdir(parents=True)
@@ -149,6 +166,7 @@ CASES = {
     "state_5_250k_threads": lambda home: state_rows(home, 250_000),  # 1M rows in the timeline
     "zst_bomb_2gib": zst_bomb,
     "worst_json_two_files": worst_json,
+    "many_records_1m_each": many_records,
 }
 
 
