@@ -20,6 +20,7 @@ from typing import Iterator
 
 import zstandard
 
+from aitrail.analyzer import sqlite_safe
 from aitrail.collector.bundle import layout, metadata
 from aitrail.collector.bundle.reader import BundleFormatError, BundleReader
 
@@ -226,16 +227,8 @@ class Bundle:
             for suffix in COMPANION_SUFFIXES:
                 if companion.path == source.path + suffix:
                     self._copy(companion, database + suffix)
-        try:
-            connection = sqlite3.connect(f"file:{database}?mode=ro", uri=True)
-            connection.execute("PRAGMA schema_version").fetchone()
-        except sqlite3.Error:
-            # A WAL database without a usable -shm cannot be opened read-only; open the
-            # copy read-write so SQLite can recover it. The evidence itself is untouched.
-            connection = sqlite3.connect(database)
-        connection.execute("PRAGMA trusted_schema = OFF")
-        connection.execute("PRAGMA query_only = ON")
-        return connection
+        # read-only where SQLite allows it, every query within a budget and a heap limit
+        return sqlite_safe.open_copy(database)
 
     def _copy(self, source: Source, target: str) -> None:
         with open(target, "xb") as handle:

@@ -9,13 +9,104 @@ parser never names a member path of its own making.
 from __future__ import annotations
 
 import sqlite3
+from dataclasses import dataclass
 from typing import Callable, Iterator
 
 import zstandard
 
 from aitrail.analyzer.bundle import Bundle, MemberUnreadable, Source
+from aitrail.analyzer.rows import Draft
 
-LINE_CHUNK = 1024 * 1024
+# Limits of parsing (docs/timeline.md "Limits of parsing"). A line or document over a limit
+# is one ``parser:`` row; the bytes over it are counted, never held.
+MAX_LINE_BYTES = 32 * 1024 * 1024  # tool results and base64 images make real lines of several MB
+MAX_DOCUMENT_BYTES = 64 * 1024 * 1024  # a whole-file JSON/text document read by ``data``/``read``
+MAX_CONFIG_BYTES = 4 * 1024 * 1024  # TOML and Starlark: parsed into objects of many times their size
+MAX_DECOMPRESSED_BYTES = 1024 * 1024 * 1024  # content of one .jsonl.zst file
+ZSTD_INPUT_STEP = 512  # compressed bytes per decompress call: at most 16 MiB of output each
+
+
+class FileTooLarge(MemberUnreadable):
+    """A member over MAX_DOCUMENT_BYTES asked for whole; dispatch turns it into one ``parser:`` row."""
+
+    def __init__(self, size: int, limit: int, member: str = ""):
+        self.size, self.limit, self.member = size, limit, member
+        suffix = f": {member}" if member else ""
+        super().__init__(f"file too large to read whole ({size} bytes, limit {limit}){suffix}")
+
+
+class ContentCapped(Exception):
+    """Decompressed content reached MAX_DECOMPRESSED_BYTES; what came before it was given."""
+
+
+@dataclass(frozen=True)
+class RawLine:
+    """One line of a member: number from 1, byte offset, bytes without the newline, ended by a newline."""
+
+    number: int
+    offset: int
+    raw: bytes
+    terminated: bool
+
+
+def line_too_long(number: int, length: int) -> Draft:
+    """The row standing for a line over MAX_LINE_BYTES (its bytes were skipped, not read)."""
+    return Draft("system", f"parser: line too long ({length} bytes)", f"line:{number}", timestamp_source="none")
+
+
+def content_capped(number: int, limit: int) -> Draft:
+    return Draft("system", f"parser: decompressed content over the limit ({limit} bytes); "
+                           "the rest of the file was not read", f"line:{number}", timestamp_source="none")
+
+
+class _Splitter:
+    """Linear line splitting: a partial line is a list of pieces (joined once), never ``bytes +=``.
+
+    A line longer than ``limit`` is only counted until its newline, so memory
+    stays within ``limit`` plus one chunk whatever the input.
+    """
+
+    def __init__(self, limit: int):
+        self.limit = limit
+        self.number = self.offset = 0
+        self.pieces: list[bytes] = []
+        self.held = 0  # length of the partial line so far (held in pieces, or only counted)
+        self.skipping = False
+
+    def feed(self, chunk: bytes) -> Iterator[RawLine | Draft]:
+        start = 0
+        while True:
+            end = chunk.find(b"\n", start)
+            if end < 0:
+                break
+            yield self._line(chunk, start, end, True)
+            start = end + 1
+        rest = len(chunk) - start
+        if rest:
+            self.held += rest
+            if self.skipping or self.held > self.limit:
+                self.skipping, self.pieces = True, []
+            else:
+                self.pieces.append(chunk[start:] if start else chunk)
+
+    def finish(self) -> Iterator[RawLine | Draft]:
+        if self.held:
+            yield self._line(b"", 0, 0, False)
+
+    def _line(self, chunk: bytes, start: int, end: int, terminated: bool) -> RawLine | Draft:
+        length = self.held + end - start
+        self.number += 1
+        if self.skipping or length > self.limit:
+            item: RawLine | Draft = line_too_long(self.number, length)
+        else:
+            raw = chunk[start:end]
+            if self.pieces:
+                self.pieces.append(raw)
+                raw = b"".join(self.pieces)
+            item = RawLine(self.number, self.offset, raw, terminated)
+        self.offset += length + 1
+        self.pieces, self.held, self.skipping = [], 0, False
+        return item
 
 
 class ParseContext:
@@ -29,19 +120,35 @@ class ParseContext:
 
     @property
     def data(self) -> bytes:
-        """The whole member (for JSON documents); JSONL parsers use ``lines`` instead."""
+        """The whole member (for JSON documents); JSONL parsers use ``lines`` instead.
+
+        FileTooLarge (one ``parser:`` row, from dispatch) past MAX_DOCUMENT_BYTES.
+        """
         if self._data is None:
-            self._data = self.bundle.read(self.source)
+            self._data = read_whole(self.bundle, self.source)
         return self._data
 
-    def lines(self) -> Iterator[tuple[int, int, bytes, bool]]:
-        """(line number from 1, byte offset, raw line without newline, ended by a newline), streamed.
+    def config_data(self) -> bytes:
+        """The whole member for a configuration format (TOML, Starlark), within MAX_CONFIG_BYTES.
 
-        Only the file's last line can be unterminated: a torn tail. When the
-        content ends early (a cut zstd stream), the partial last line is still
-        given, then the error is raised for dispatch to report.
+        Their parsers build a tree tens of times the size of the text, and real
+        files are a few kilobytes; FileTooLarge past the limit.
         """
-        number, offset, pending = 0, 0, b""
+        if self._data is None:
+            self._data = read_whole(self.bundle, self.source, MAX_CONFIG_BYTES)
+        return self._data
+
+    def lines(self, limit: int | None = None) -> Iterator[RawLine | Draft]:
+        """Every line as a RawLine, streamed; a Draft (a ``parser:`` row) where a line cannot be given.
+
+        A line over ``limit`` bytes is a ``parser: line too long`` Draft at its
+        line number, and the next line is read. Consumers yield the Drafts as
+        rows, so no limit can hide silently. Only the file's last line can be
+        unterminated: a torn tail. When the content ends early (a cut zstd
+        stream), the partial last line is still given, then the error is raised
+        for dispatch to report.
+        """
+        splitter = _Splitter(MAX_LINE_BYTES if limit is None else limit)
         failure: MemberUnreadable | None = None
         chunks = self.chunks()
         while True:
@@ -49,22 +156,14 @@ class ParseContext:
                 chunk = next(chunks)
             except StopIteration:
                 break
+            except ContentCapped:
+                yield content_capped(splitter.number + 1, MAX_DECOMPRESSED_BYTES)
+                return  # the cut partial line is not a torn tail: it is not given
             except MemberUnreadable as exc:
                 failure = exc
                 break
-            pending += chunk
-            start = 0
-            while True:
-                end = pending.find(b"\n", start)
-                if end < 0:
-                    break
-                number += 1
-                yield number, offset, pending[start:end], True
-                offset += end - start + 1
-                start = end + 1
-            pending = pending[start:]
-        if pending:
-            yield number + 1, offset, pending, False
+            yield from splitter.feed(chunk)
+        yield from splitter.finish()
         if failure is not None:
             raise failure
 
@@ -72,23 +171,32 @@ class ParseContext:
         """The member's content in chunks, decompressed when the catalog says ``jsonl_zst``.
 
         Offsets and line numbers of a compressed file refer to its decompressed
-        content (the same content the agent reads back).
+        content (the same content the agent reads back). Decompression is fed
+        ZSTD_INPUT_STEP bytes at a time, so one step never yields more than
+        16 MiB (a zstd block of at most 128 KiB can be written in 4 bytes), and
+        ContentCapped is raised once MAX_DECOMPRESSED_BYTES have been given.
         """
         raw = iter((self._data,)) if self._data is not None else self.bundle.iter_bytes(self.source)
         if self.source.format != "jsonl_zst":
             yield from raw
             return
-        decompressor, fed = zstandard.ZstdDecompressor().decompressobj(), False
+        decompressor, fed, given = zstandard.ZstdDecompressor().decompressobj(), False, 0
         try:
-            for chunk in raw:
-                while chunk:
-                    if decompressor.eof:  # a further zstd frame follows the last one
-                        decompressor = zstandard.ZstdDecompressor().decompressobj()
-                    out = decompressor.decompress(chunk)
-                    fed = True
-                    if out:
-                        yield out
-                    chunk = decompressor.unused_data if decompressor.eof else b""
+            for block in raw:
+                for start in range(0, len(block), ZSTD_INPUT_STEP):
+                    chunk = block[start:start + ZSTD_INPUT_STEP]
+                    while chunk:
+                        if decompressor.eof:  # a further zstd frame follows the last one
+                            decompressor = zstandard.ZstdDecompressor().decompressobj()
+                        out = decompressor.decompress(chunk)
+                        fed = True
+                        if out:
+                            if given + len(out) > MAX_DECOMPRESSED_BYTES:
+                                yield out[:MAX_DECOMPRESSED_BYTES - given]
+                                raise ContentCapped()
+                            given += len(out)
+                            yield out
+                        chunk = decompressor.unused_data if decompressor.eof else b""
         except zstandard.ZstdError as exc:
             raise MemberUnreadable(f"{self.source.member}: not a valid zstd stream ({exc})") from exc
         if fed and not decompressor.eof:
@@ -109,7 +217,8 @@ class ParseContext:
         return self.bundle.at(self.source.location, path, qualified)
 
     def read(self, source: Source) -> bytes:
-        return self.bundle.read(source)
+        """Another member whole (a join); FileTooLarge past MAX_DOCUMENT_BYTES."""
+        return read_whole(self.bundle, source, named=source.member != self.source.member)
 
     def cached(self, key: tuple, compute: Callable[[], object]) -> object:
         """Compute a join table once per worker (e.g. a task list read from state.vscdb)."""
@@ -120,3 +229,25 @@ class ParseContext:
     @property
     def collection(self) -> dict:
         return self.bundle.collection
+
+
+def read_whole(bundle: Bundle, source: Source, limit: int | None = None, named: bool = False) -> bytes:
+    """A member's bytes, or FileTooLarge when it (by files.jsonl, or as read) is over ``limit``.
+
+    The bytes past the limit are counted, not held, so the row can say the
+    real size and the member's digest is still checked.
+    """
+    member = source.member if named else ""
+    limit = MAX_DOCUMENT_BYTES if limit is None else limit
+    if source.size > limit:
+        raise FileTooLarge(source.size, limit, member)
+    parts, size = [], 0
+    for chunk in bundle.iter_bytes(source):
+        size += len(chunk)
+        if size <= limit:
+            parts.append(chunk)
+        elif parts:
+            parts = []  # over the limit: keep counting, hold nothing
+    if size > limit:
+        raise FileTooLarge(size, limit, member)
+    return b"".join(parts)

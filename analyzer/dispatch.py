@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from aitrail.analyzer.bundle import Bundle, MemberUnreadable, Source
-from aitrail.analyzer.context import ParseContext
+from aitrail.analyzer.context import FileTooLarge, ParseContext
 from aitrail.analyzer.registry import Parser
 from aitrail.analyzer.rows import TIMESTAMP_SOURCES, TURN_TYPES, Draft, Provenance, stamp
 
@@ -48,6 +48,8 @@ def parse_source(bundle: Bundle, source: Source, parser: Parser, cache: dict) ->
         for draft in parser(ParseContext(bundle, source, cache)):
             yield stamp(_check(draft), stamp_with, ordinal)
             ordinal += 1
+    except FileTooLarge as exc:
+        yield stamp(Draft("system", f"parser: {exc}", "file", timestamp_source="none"), stamp_with, ordinal)
     except MemberUnreadable as exc:
         yield stamp(Draft("system", f"parser: member unreadable ({exc}); no rows from it", "file",
                           timestamp_source="none"), stamp_with, ordinal)

@@ -6,8 +6,9 @@ Order of work:
    its limits and schema) and check its structure (tag manifest, signature
    policy: collector/verify_structure.py), synchronously: a bundle that fails
    it is refused before any parser runs (unless forced);
-1. parse the secondary stores (logs, side tables, backups); their rows are few
-   and stay in memory, and their dedup keys are handed to the workers;
+1. parse the secondary stores (logs, side tables, backups); their rendered rows
+   are spooled to disk and only their 8-byte dedup keys stay in memory, handed
+   to the workers (analyzer/secondary.py);
 2. verify the bundle, in this (the coordinator's) process, while workers (one
    per core) parse the primary stores, each writing sorted runs of rendered rows to the
    analyzer's temporary directory and reporting which secondary keys its rows
@@ -30,14 +31,17 @@ from __future__ import annotations
 import concurrent.futures
 import gc
 import hashlib
+import itertools
 import multiprocessing
 import os
 import sys
 import tempfile
 from dataclasses import dataclass, field
+from typing import Iterator
 
 from aitrail.analyzer import export
 from aitrail.analyzer import runs as runs_module
+from aitrail.analyzer import secondary as secondary_module
 from aitrail.analyzer.runs import Run
 from aitrail.analyzer.bundle import Bundle, Source
 from aitrail.analyzer.dispatch import parse_source
@@ -128,10 +132,14 @@ class AnalyzeResult:
         }
 
 
-def dedup_key(row: tuple) -> bytes:
-    """Agent, turn type and whitespace-normalized text: what 'the same row' means across sources."""
+def dedup_key(row: tuple) -> int:
+    """Agent, turn type and whitespace-normalized text: what 'the same row' means across sources.
+
+    64 bits of SHA-256: 8 bytes a key in memory; two distinct rows among 3
+    million share one with probability about 2.4e-7.
+    """
     text = " ".join(row[_TEXT].split())
-    return hashlib.sha256(f"{row[_AGENT]}\0{row[_TURN]}\0{text}".encode()).digest()[:16]
+    return int.from_bytes(hashlib.sha256(f"{row[_AGENT]}\0{row[_TURN]}\0{text}".encode()).digest()[:8], "big")
 
 
 # -- worker side ------------------------------------------------------------------------
@@ -139,7 +147,7 @@ def dedup_key(row: tuple) -> bytes:
 _WORKER: dict = {}
 
 
-def _init_worker(bundle_path: str, temp_dir: str, secondary_keys: frozenset, format_name: str = "csv",
+def _init_worker(bundle_path: str, temp_dir: str, secondary_keys: "secondary_module.KeySet", format_name: str = "csv",
                  check_digests: bool = True) -> None:
     inherited = _WORKER.get("bundle")
     if inherited is not None and inherited.path == bundle_path and _WORKER.get("pid") != os.getpid():
@@ -263,26 +271,18 @@ def _analyze(options: AnalyzeOptions, temp_dir: str) -> AnalyzeResult:
     primary = [source for source in parsable if source.origin != "secondary"]
 
     _progress(options, f"verifying, and parsing {len(secondary)} secondary and {len(primary)} primary files")
-    secondary_rows = _parse_secondary(secondary, stats)
-    keys = frozenset(dedup_key(row) for _, row in secondary_rows)
+    spool = _parse_secondary(secondary, stats)
+    keys = spool.keys()
     report, runs, matched = _parse_primary(options, primary, keys, temp_dir, stats)
     runs = list(runs)
     if not report.ok and not options.force:
         raise NotVerified(report.problems)
     render = export.renderer(options.format)
-    kept: list[tuple[bytes, bytes]] = []
-    for key, row in secondary_rows:
-        entry = stats[(row[_AGENT], row[_STORE])]
-        if dedup_key(row) in matched:
-            entry.secondary_dropped += 1
-            entry.rows -= 1
-        else:
-            entry.secondary_kept += 1 if row[_ORIGIN] == "secondary" else 0
-            kept.append((key, render(row).encode("utf-8")))
-    if not report.ok:
-        key, row = _forced_row(report.problems, bundle.problems)
-        kept.append((key, render(row).encode("utf-8")))
-    runs.append(runs_module.write_run(kept, os.path.join(temp_dir, "run-secondary.bin")))
+    forced = [_forced_row(report.problems, bundle.problems)] if not report.ok else []
+    runs.extend(secondary_module.kept_runs(
+        itertools.chain(_kept_secondary(spool, matched, stats),
+                        ((key, render(row).encode("utf-8")) for key, row in forced)),
+        lambda items, number: runs_module.write_run(items, os.path.join(temp_dir, f"run-secondary-{number}.bin"))))
     _progress(options, "writing the timeline to " + ("stdout" if options.to_stdout else options.output))
     count = _merge(options, runs, temp_dir)
     return AnalyzeResult(count, report.ok, report.problems, stats, not_parsed)
@@ -311,19 +311,33 @@ def _merge(options: AnalyzeOptions, runs: list[Run], temp_dir: str) -> int:
     return sum(counts)
 
 
-def _parse_secondary(sources: list[Source], stats) -> list[tuple]:
-    rows: list[tuple] = []
-    bundle, registry, cache = _WORKER["bundle"], _WORKER["registry"], _WORKER["cache"]
+def _parse_secondary(sources: list[Source], stats) -> secondary_module.Spool:
+    """Parse the secondary sources; spool their rendered rows to disk, keep only dedup keys in memory."""
+    spool = secondary_module.Spool(os.path.join(_WORKER["temp"], "secondary.spool"))
+    bundle, registry, cache, render = _WORKER["bundle"], _WORKER["registry"], _WORKER["cache"], _WORKER["render"]
     for source in sorted(sources, key=lambda item: item.member):
         entry = stats[(source.agent, source.store)]
         for key, row in parse_source(bundle, source, registry[source.parser], cache):
-            rows.append((key, row))
+            spool.add(dedup_key(row), (row[_AGENT], row[_STORE]), row[_ORIGIN] == "secondary", key,
+                      render(row).encode("utf-8"))
             entry.rows += 1
             entry.bad_records += row[_TEXT].startswith("parser:")
-    return rows
+    return spool
 
 
-def _parse_primary(options: AnalyzeOptions, sources: list[Source], keys: frozenset, temp_dir: str, stats):
+def _kept_secondary(spool: secondary_module.Spool, matched: set, stats) -> Iterator[tuple[bytes, bytes]]:
+    """The spooled secondary rows no primary row matched, as (sort key, line); counts kept and dropped."""
+    for item in spool.replay():
+        entry = stats[item.stats]
+        if item.dedup in matched:
+            entry.secondary_dropped += 1
+            entry.rows -= 1
+        else:
+            entry.secondary_kept += 1 if item.secondary else 0
+            yield item.key, item.line
+
+
+def _parse_primary(options: AnalyzeOptions, sources: list[Source], keys: "secondary_module.KeySet", temp_dir: str, stats):
     """Parse the primary sources while the bundle is verified, each in worker processes when there are cores.
 
     Verification runs in this process, beside the parsing workers, on the

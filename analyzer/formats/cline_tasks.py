@@ -24,6 +24,8 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from aitrail.analyzer.formats.decode import decode_json
+
 RESULT_HEADER = re.compile(r"^\[(?P<tool>[a-z_]+)(?P<args>.*?)\] Result:[ \t]*(?:\n(?P<rest>.*))?$", re.DOTALL)
 NOT_EXECUTED = re.compile(r"^Tool \[(?P<tool>[a-z_]+)\] was not executed because")
 REJECTED_EARLIER = re.compile(r"^(Skipping tool|Tool) \[?(?P<tool>[a-z_]+).*?(due to user rejecting a previous tool)", re.DOTALL)
@@ -151,3 +153,13 @@ def task_row_text(item: dict) -> str:
         text += (f" | creator mode: newProjectType={creator.get('newProjectType', '')} "
                  f"newProjectPath={creator.get('newProjectPath', '')}")
     return text
+
+
+def ui_tool_name(ask: str, text: str) -> str:
+    """The tool an ask of ui_messages.json names (its text is a JSON object for ``tool`` asks)."""
+    if ask == "tool":
+        try:
+            return str(decode_json(text).get("tool", "tool"))
+        except (ValueError, AttributeError):
+            return "tool"
+    return {"command": "execute_command", "use_mcp_server": "use_mcp_tool"}.get(ask, ask)

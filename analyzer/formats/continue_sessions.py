@@ -18,8 +18,9 @@ import json
 import re
 from dataclasses import dataclass
 
+from aitrail.analyzer.formats.decode import decode_json
 from aitrail.analyzer.bundle import Source
-from aitrail.analyzer.context import ParseContext
+from aitrail.analyzer.context import FileTooLarge, ParseContext
 from aitrail.analyzer.formats.text import bad_file, bad_record
 from aitrail.analyzer.rows import Draft, ns_from_ms
 
@@ -38,8 +39,8 @@ class IndexEntry:
 def read_index(ctx: ParseContext, source: Source) -> tuple[dict[str, IndexEntry], list[Draft]]:
     """Entries by session id, and a parser: row for everything the index loses."""
     try:
-        document = json.loads(ctx.read(source))
-    except (ValueError, UnicodeDecodeError) as exc:
+        document = decode_json(ctx.read(source))
+    except (ValueError, UnicodeDecodeError, FileTooLarge) as exc:  # a huge index must not hide the sessions
         return {}, [bad_file(f"unreadable session index, sessions keep no time: {exc}")]
     if not isinstance(document, list):
         return {}, [bad_file(f"unreadable session index: a JSON {type(document).__name__}, not an array")]

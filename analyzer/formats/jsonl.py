@@ -9,11 +9,11 @@ line in the middle of a file.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Iterator
 
 from aitrail.analyzer.context import ParseContext
+from aitrail.analyzer.formats.decode import decode_json
 from aitrail.analyzer.formats.text import bad_line
 from aitrail.analyzer.rows import Draft
 
@@ -31,8 +31,12 @@ class Line:
 
 
 def read_jsonl(ctx: ParseContext, require_object: bool = True) -> Iterator[Line | Draft]:
-    """Decoded lines, or Drafts for the lines that could not be decoded."""
-    for number, offset, raw, terminated in ctx.lines():
+    """Decoded lines, or Drafts for the lines that could not be read or decoded."""
+    for item in ctx.lines():
+        if isinstance(item, Draft):  # a line over the length limit, or the end of capped content
+            yield item
+            continue
+        number, offset, raw, terminated = item.number, item.offset, item.raw, item.terminated
         stripped = raw.strip()
         if not stripped:
             continue  # a blank line holds no record
@@ -42,8 +46,8 @@ def read_jsonl(ctx: ParseContext, require_object: bool = True) -> Iterator[Line 
             yield bad_line(number, f"not UTF-8 at byte {exc.start}", raw)
             continue
         try:
-            value = json.loads(text)
-        except ValueError as exc:
+            value = decode_json(text)
+        except ValueError as exc:  # JsonTooDeep and JsonTooLarge are ValueErrors
             reason = f"invalid JSON: {exc}" if terminated else f"torn last line, no newline: {exc}"
             yield bad_line(number, reason, raw)
             continue

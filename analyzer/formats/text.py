@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from aitrail.analyzer.formats.decode import decode_json
 from aitrail.analyzer.rows import Draft
 
 EXCERPT_CHARS = 300
@@ -12,7 +13,9 @@ EXCERPT_CHARS = 300
 def excerpt(value: str | bytes, limit: int = EXCERPT_CHARS) -> str:
     """At most ``limit`` characters; longer input says how long it was."""
     if isinstance(value, bytes):
-        text = value.decode("utf-8", "backslashreplace")
+        # the first ``limit`` characters come from at most 4 bytes each: a 32 MiB line is not decoded whole
+        head = value if len(value) <= 4 * limit + 4 else value[:4 * limit + 4]
+        text = head.decode("utf-8", "backslashreplace")
         length = f"{len(value)} bytes"
     else:
         text, length = value, f"{len(value)} characters"
@@ -44,8 +47,8 @@ def json_document(data: bytes, what: str, kind: type = dict, loads=None) -> tupl
     ``json.loads`` for dialects such as JSONC.
     """
     try:
-        document = (loads or json.loads)(data)
-    except (ValueError, UnicodeDecodeError) as exc:
+        document = decode_json(data, loads or json.loads)
+    except (ValueError, UnicodeDecodeError) as exc:  # too deep or too large are ValueErrors too
         return None, bad_file(f"{what} is not JSON: {exc}")
     if not isinstance(document, kind):
         expected = "an object" if kind is dict else "an array"

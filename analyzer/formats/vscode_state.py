@@ -12,10 +12,11 @@ src/vs/workbench/api/common/extHostMemento.ts:109-121 (research/formats-vscode-f
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from dataclasses import dataclass
 
+from aitrail.analyzer.formats.decode import decode_json
+from aitrail.analyzer import sqlite_safe
 from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.bundle import Source
 
@@ -47,18 +48,27 @@ def read_row(ctx: ParseContext, key: str, source: Source | None = None) -> ItemR
     except sqlite3.Error as exc:
         raise StateUnreadable(f"cannot open state.vscdb: {exc}") from exc
     try:
-        found = connection.execute("SELECT rowid, value FROM ItemTable WHERE key = ?", (key,)).fetchone()
-    except sqlite3.Error as exc:
+        if not sqlite_safe.is_real_table(connection, "ItemTable"):  # a view could compute anything
+            raise StateUnreadable("cannot query ItemTable: no such table: ItemTable")
+        if "value" not in sqlite_safe.stored_columns(connection, "ItemTable"):  # generated columns are not read
+            raise StateUnreadable("cannot query ItemTable: no such column: value")
+        found = next(sqlite_safe.table_rows(connection, "ItemTable", f"ItemTable row {key!r}", ("value",),
+                                            "key = ?", (key,)), None)
+    except (sqlite3.Error, MemoryError) as exc:
         raise StateUnreadable(f"cannot query ItemTable: {exc}") from exc
     finally:
         connection.close()
-    return None if found is None else ItemRow(key, found[0], _text(found[1]))
+    if found is None:
+        return None
+    if isinstance(found.get("value"), sqlite_safe.Oversize):
+        raise StateUnreadable(f"row {key!r} is too large to read ({found['value'].describe()})")
+    return ItemRow(key, found["_rowid"], _text(found.get("value")))
 
 
 def extension_state(row: ItemRow) -> dict:
     """The JSON object of an extension's globalState row; StateUnreadable if it is not one."""
     try:
-        value = json.loads(row.value)
+        value = decode_json(row.value)
     except ValueError as exc:
         raise StateUnreadable(f"row {row.key!r} is not JSON: {exc}") from exc
     if not isinstance(value, dict):

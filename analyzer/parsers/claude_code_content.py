@@ -25,6 +25,7 @@ from __future__ import annotations
 import json
 import re
 
+from aitrail.analyzer.formats.scan import tag_pairs
 from aitrail.analyzer.formats.text import excerpt
 
 # Rejection texts Claude Code writes as the tool_result of a call the user (or a rule) refused.
@@ -42,7 +43,7 @@ _INJECTED_PREFIXES = (
 )
 _OUTPUT_PREFIXES = ("<local-command-stdout>", "<local-command-stderr>", "<bash-stdout>", "<bash-stderr>")
 _INTERRUPTED = "[Request interrupted by user"
-_COMMAND_TAG = re.compile(r"<(command-name|command-args)>(.*?)</\1>", re.DOTALL)
+_COMMAND_TAGS = ("command-name", "command-args")  # read with scan.tag_pairs: a lazy regex is quadratic here
 # Fields every chain entry carries; left out when an entry is shown as JSON.
 ENVELOPE = frozenset((
     "type", "uuid", "parentUuid", "logicalParentUuid", "timestamp", "sessionId", "cwd", "gitBranch", "version",
@@ -79,7 +80,7 @@ def slash_command(text: str) -> str | None:
     """
     if not text.startswith("<command-"):
         return None
-    tags = {name: value.strip() for name, value in _COMMAND_TAG.findall(text)}
+    tags = {name: value.strip() for name, value in tag_pairs(text, _COMMAND_TAGS)}
     name = tags.get("command-name")
     if not name:
         return None

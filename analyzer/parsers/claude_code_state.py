@@ -26,6 +26,7 @@ import json
 import re
 from collections.abc import Iterator
 
+from aitrail.analyzer.formats.decode import decode_json
 from aitrail.analyzer.bundle import MemberUnreadable
 from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.formats.text import bad_record, json_document
@@ -124,7 +125,7 @@ def _live_rows(ctx: ParseContext) -> set:
             if source.location != ctx.source.location:
                 continue
             try:
-                document = json.loads(ctx.read(source))
+                document = decode_json(ctx.read(source))
             except (ValueError, UnicodeDecodeError, MemberUnreadable):
                 continue
             if isinstance(document, dict):

@@ -32,6 +32,7 @@ import ast
 import json
 from collections.abc import Iterator
 
+from aitrail.analyzer.formats.decode import decode_toml
 from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.formats.text import bad_file, bad_line, excerpt
 from aitrail.analyzer.parsers.codex_items import json_value
@@ -68,7 +69,7 @@ def _read_toml(ctx: ParseContext) -> tuple[dict | None, str]:
     if tomllib is None:
         return None, "TOML cannot be read on this Python (3.11 or later is needed)"
     try:
-        return tomllib.loads(ctx.data.decode("utf-8")), ""
+        return decode_toml(ctx.config_data().decode("utf-8")), ""
     except UnicodeDecodeError as exc:
         return None, f"not UTF-8 at byte {exc.start}"
     except (tomllib.TOMLDecodeError, ValueError, RecursionError) as exc:
@@ -209,7 +210,7 @@ def rule_text(node: ast.stmt, source: str) -> str | None:
 
 def parse_rules(ctx: ParseContext) -> Iterator[Draft]:
     try:
-        text = ctx.data.decode("utf-8")
+        text = ctx.config_data().decode("utf-8")
     except UnicodeDecodeError as exc:
         yield bad_file(f"{ctx.source.name}: not UTF-8 at byte {exc.start}")
         return

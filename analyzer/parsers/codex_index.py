@@ -25,6 +25,8 @@ import json
 import sqlite3
 from collections.abc import Iterator
 
+from aitrail.analyzer.formats.decode import decode_json
+from aitrail.analyzer import sqlite_safe
 from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.formats.jsonl import Line, read_jsonl
 from aitrail.analyzer.formats.text import bad_file, bad_line, bad_record, json_document
@@ -108,17 +110,24 @@ def parse_session_index(ctx: ParseContext) -> Iterator[Draft]:
 # -- state_5.sqlite ----------------------------------------------------------------------------
 
 
-def _table(connection: sqlite3.Connection, table: str) -> list[dict] | None:
-    """Every row of a table as a dict (with ``_rowid``), or None when the table does not exist."""
-    exists = connection.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name=?", (table,)).fetchone()
-    if not exists:
+def _table(connection: sqlite3.Connection, table: str) -> Iterator[dict] | None:
+    """The rows of a real table as dicts (with ``_rowid``), streamed; None when there is no such table.
+
+    A view or virtual table of that name is not read (it could compute
+    anything); generated columns are left out and long values are Oversize
+    (analyzer/sqlite_safe.py).
+    """
+    if not sqlite_safe.is_real_table(connection, table):
         return None
-    try:
-        cursor = connection.execute(f'SELECT rowid AS _rowid, * FROM "{table}"')
-    except sqlite3.OperationalError:  # a WITHOUT ROWID table
-        cursor = connection.execute(f'SELECT NULL AS _rowid, * FROM "{table}"')
-    names = [column[0] for column in cursor.description]
-    return [dict(zip(names, values)) for values in cursor.fetchall()]
+    return sqlite_safe.table_rows(connection, table, f"{table} rows")
+
+
+def _oversize_rows(row: dict, locator: str) -> Iterator[Draft]:
+    """A row per value too long to read; the value is left out of the row's other columns."""
+    for column, value in list(row.items()):
+        if isinstance(value, sqlite_safe.Oversize):
+            yield bad_record(f"{locator}/{column}", f"value too long to read ({value.describe()})")
+            row[column] = None
 
 
 def _created_ns(thread: dict) -> int | None:
@@ -133,7 +142,7 @@ def _setting(value) -> str:
     """A column holding JSON text (sandbox_policy) as compact JSON; other text as a JSON string."""
     if isinstance(value, str):
         try:
-            return json_value(json.loads(value))
+            return json_value(decode_json(value))
         except ValueError:
             pass
     return json_value(value)
@@ -177,36 +186,54 @@ def _thread_rows(thread: dict, known: frozenset[str]) -> Iterator[Draft]:
         yield Draft("user", prompt, f"{locator}/first_user_message", **moment)
 
 
-def _edge_rows(edge: dict, threads: dict[str, dict], known: frozenset[str]) -> Iterator[Draft]:
+def _edge_rows(edge: dict, created: dict[str, int | None], known: frozenset[str]) -> Iterator[Draft]:
     child, parent = as_text(edge.get("child_thread_id")), as_text(edge.get("parent_thread_id"))
     if child in known:
         return
     text = (f"session: sub-agent thread {child} of thread {parent} (status={as_text(edge.get('status'))}; "
             "from state_5.sqlite thread_spawn_edges; its rollout is not in the bundle)")
-    created = _created_ns(threads[child]) if child in threads else None
-    yield Draft("system", text, f"sqlite:thread_spawn_edges:{as_text(edge.get('_rowid'))}", timestamp_ns=created,
-                timestamp_source="index", session_id=child)
+    yield Draft("system", text, f"sqlite:thread_spawn_edges:{as_text(edge.get('_rowid'))}",
+                timestamp_ns=created.get(child), timestamp_source="index", session_id=child)
 
 
 def parse_state_db(ctx: ParseContext) -> Iterator[Draft]:
+    """Threads and spawn edges of state_5.sqlite, streamed: memory does not grow with the threads."""
     try:
         connection = ctx.sqlite()
     except sqlite3.Error as exc:
         yield bad_file(f"{ctx.source.name}: cannot open: {exc}")
         return
     try:
-        threads, edges = _table(connection, "threads"), _table(connection, "thread_spawn_edges")
+        yield from _state_rows(ctx, connection)
     except sqlite3.Error as exc:
         yield bad_file(f"{ctx.source.name}: cannot read: {exc}")
-        return
     finally:
         connection.close()
-    if threads is None:
+
+
+def _state_rows(ctx: ParseContext, connection: sqlite3.Connection) -> Iterator[Draft]:
+    if _table(connection, "threads") is None:
         yield bad_file(f"{ctx.source.name}: no threads table")
         return
     known = rollout_ids(ctx)
-    for thread in threads:
+    has_edges = sqlite_safe.is_real_table(connection, "thread_spawn_edges")
+    # an edge row gives its child's creation time: keep it only for the children edges name
+    wanted = _edge_children(connection, known) if has_edges else set()
+    created: dict[str, int | None] = {}
+    for thread in _table(connection, "threads"):
+        locator = f"sqlite:threads:{as_text(thread.get('_rowid'))}"
+        yield from _oversize_rows(thread, locator)
         yield from _thread_rows(thread, known)
-    by_id = {as_text(thread.get("id")): thread for thread in threads}
-    for edge in edges or ():
-        yield from _edge_rows(edge, by_id, known)
+        thread_id = as_text(thread.get("id"))
+        if thread_id in wanted:
+            created[thread_id] = _created_ns(thread)  # the last row of an id wins, as a dict by id did
+    for edge in _table(connection, "thread_spawn_edges") if has_edges else ():
+        yield from _oversize_rows(edge, f"sqlite:thread_spawn_edges:{as_text(edge.get('_rowid'))}")
+        yield from _edge_rows(edge, created, known)
+
+
+def _edge_children(connection: sqlite3.Connection, known: frozenset[str]) -> set[str]:
+    """Child thread ids of the edges that will be rows (their child's rollout is not in the bundle)."""
+    edges = sqlite_safe.table_rows(connection, "thread_spawn_edges", "thread_spawn_edges child ids",
+                                   ("child_thread_id",))
+    return {child for child in (as_text(edge.get("child_thread_id")) for edge in edges) if child not in known}

@@ -32,6 +32,7 @@ import re
 import shlex
 from collections.abc import Iterator
 
+from aitrail.analyzer.formats.decode import decode_json
 from aitrail.analyzer.formats.text import excerpt
 from aitrail.analyzer.rows import Draft
 
@@ -171,7 +172,7 @@ def decode_arguments(raw) -> dict | None:
     if not isinstance(raw, str):
         return None
     try:
-        value = json.loads(raw)
+        value = decode_json(raw)
     except ValueError:
         return None
     return value if isinstance(value, dict) else None
@@ -214,7 +215,7 @@ def output_text(output) -> str:
     text = as_text(output)
     if text.lstrip().startswith("{"):
         try:
-            decoded = json.loads(text)
+            decoded = decode_json(text)
         except ValueError:
             return text
         if isinstance(decoded, dict) and "output" in decoded and set(decoded) <= {"output", "metadata"}:
@@ -239,7 +240,7 @@ def rejection(output) -> bool:
     if not raw.startswith("{"):
         return False
     try:
-        decoded = json.loads(raw)
+        decoded = decode_json(raw)
     except ValueError:
         return False
     return isinstance(decoded, dict) and decoded.get("output") == "aborted" and decoded.get("metadata") == {}

@@ -24,13 +24,14 @@ openai/codex@43809a454e (#3380, tagged lines); openai/codex@0846c126ea codex-rs/
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator
 
 from aitrail.analyzer.bundle import MemberUnreadable
 from aitrail.analyzer.context import ParseContext
+from aitrail.analyzer.formats.decode import decode_json
 from aitrail.analyzer.formats.jsonl import Line, read_jsonl
+from aitrail.analyzer.formats.scan import search_after
 from aitrail.analyzer.formats.text import bad_file, bad_line, excerpt
 from aitrail.analyzer.parsers.codex_items import (
     ItemReader,
@@ -54,7 +55,7 @@ META_KEYS = ("originator", "cli_version", "source", "thread_source", "model_prov
 TOOL_EVENTS = ("patch_apply_end", "mcp_tool_call_end", "exec_command_end", "web_search_end")
 TURN_EVENTS = {"task_started": "started", "turn_started": "started", "task_complete": "complete",
                "turn_complete": "complete", "turn_aborted": "aborted"}
-_ENVIRONMENT_CWD = re.compile(r"<environment_context>.*?<cwd>([^<]+)</cwd>", re.DOTALL)
+_CWD = re.compile(r"<cwd>([^<]+)</cwd>")  # the first after <environment_context> (scan.search_after: linear)
 # Only lines holding one of these can be half of a pair; the first pass decodes no others.
 # lines that can hold one half of a duplicated prompt, reply or reasoning (one search per line)
 _PAIR_MARKERS = re.compile(rb'"role"|user_message|agent_message|agent_reasoning|"reasoning"')
@@ -102,11 +103,14 @@ def find_duplicates(ctx: ParseContext) -> dict[int, int]:
     """{line that repeats: line it repeats}. Prompts keep the event; replies and reasoning the item."""
     sides: dict[tuple[str, bytes], tuple[list[int], list[int]]] = {}
     try:
-        for number, _, raw, _ in ctx.lines():
+        for item in ctx.lines():
+            if isinstance(item, Draft):
+                continue  # the second pass reads the same lines and yields these rows
+            number, raw = item.number, item.raw
             if not _PAIR_MARKERS.search(raw):
                 continue
             try:  # decoded exactly as the second pass decodes it, so both agree on which lines exist
-                record = json.loads(raw.strip().decode("utf-8"))
+                record = decode_json(raw.strip().decode("utf-8"))
             except (ValueError, UnicodeDecodeError):
                 continue
             side, item = _record_item(record) if isinstance(record, dict) else ("", {})
@@ -192,7 +196,7 @@ class RolloutReader:
         """Untagged rollouts record no cwd but in the injected ``<environment_context>``: take it there."""
         if self.project or item.get("type") != "message" or item.get("role") != "user":
             return
-        found = _ENVIRONMENT_CWD.search(content_text(item.get("content")))
+        found = search_after(content_text(item.get("content")), "<environment_context>", _CWD)
         if found:
             self.project = found.group(1).strip()
 

@@ -24,10 +24,10 @@ References: google-gemini/gemini-cli@5411f113ca packages/core/src/services/chatR
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator
 
+from aitrail.analyzer.formats.decode import decode_json
 from aitrail.analyzer.bundle import MemberUnreadable
 from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.formats.jsonl import Line, read_jsonl
@@ -199,7 +199,7 @@ def _continued_in(ctx: ParseContext) -> set[str] | None:
     replay = Replay()
     for number, raw in enumerate(data.split(b"\n"), 1):
         try:
-            record = json.loads(raw)
+            record = decode_json(raw)
         except (ValueError, UnicodeDecodeError):
             continue
         if isinstance(record, dict):

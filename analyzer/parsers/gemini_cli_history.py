@@ -28,12 +28,12 @@ packages/core/src/services/trackerService.ts:17-60 (research/formats-cli-agents.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator
 from urllib.parse import unquote
 
-from aitrail.analyzer.context import ParseContext
+from aitrail.analyzer.formats.decode import decode_json, decode_json_at
+from aitrail.analyzer.context import ParseContext, RawLine
 from aitrail.analyzer.formats.text import bad_file, bad_line, bad_record, json_document
 from aitrail.analyzer.parsers.gemini_cli_messages import (
     Message,
@@ -67,7 +67,7 @@ def array_items(data: bytes) -> tuple[list, Draft | None]:
     except UnicodeDecodeError as exc:
         return [], bad_file(f"not UTF-8 at byte {exc.start}")
     try:
-        value = json.loads(text)
+        value = decode_json(text)
     except ValueError:
         return _salvage(text)
     if not isinstance(value, list):
@@ -77,14 +77,14 @@ def array_items(data: bytes) -> tuple[list, Draft | None]:
 
 def _salvage(text: str) -> tuple[list, Draft]:
     """Decode item after item; the first that does not decode ends the array (a torn rewrite)."""
-    decoder, items = json.JSONDecoder(), []
+    items: list = []
     position = _skip(text, 0)
     if not text.startswith("[", position):
         return [], bad_file("not a JSON array")
     position = _skip(text, position + 1)
     while position < len(text) and text[position] != "]":
         try:
-            value, end = decoder.raw_decode(text, position)
+            value, end = decode_json_at(text, position)
         except ValueError as exc:
             return items, bad_record(f"json:/{len(items)}", f"the array is cut off or damaged here after "
                                                             f"{len(items)} items: {exc}", text[position:])
@@ -129,17 +129,29 @@ def parse_logs_json(ctx: ParseContext) -> Iterator[Draft]:
 
 
 def parse_shell_history(ctx: ParseContext) -> Iterator[Draft]:
-    lines = [(number, raw) for number, _, raw, _ in ctx.lines() if raw.strip()]
+    """One user row per command line; streamed, one line behind, since only the last has a time."""
     project = project_path(ctx)
-    for position, (number, raw) in enumerate(lines):
-        try:
-            text = raw.decode("utf-8").rstrip("\r")
-        except UnicodeDecodeError as exc:
-            yield bad_line(number, f"not UTF-8 at byte {exc.start}", raw)
+    previous: RawLine | Draft | None = None
+    for item in ctx.lines():
+        if isinstance(item, RawLine) and not item.raw.strip():
             continue
-        # the file is rewritten whole when a command is added, newest last: only that line has a time
-        when = _mtime(ctx) if position == len(lines) - 1 else {"timestamp_source": "none"}
-        yield Draft("user", text, f"line:{number}", project_path=project, **when)
+        if previous is not None:
+            yield _shell_line(ctx, previous, project, last=False)
+        previous = item
+    if previous is not None:
+        yield _shell_line(ctx, previous, project, last=True)
+
+
+def _shell_line(ctx: ParseContext, item: RawLine | Draft, project: str, last: bool) -> Draft:
+    if isinstance(item, Draft):
+        return item  # a line too long to read
+    try:
+        text = item.raw.decode("utf-8").rstrip("\r")
+    except UnicodeDecodeError as exc:
+        return bad_line(item.number, f"not UTF-8 at byte {exc.start}", item.raw)
+    # the file is rewritten whole when a command is added, newest last: only that line has a time
+    when = _mtime(ctx) if last else {"timestamp_source": "none"}
+    return Draft("user", text, f"line:{item.number}", project_path=project, **when)
 
 
 # -- saved chats (/chat save) --------------------------------------------------------------------------------

@@ -35,6 +35,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from aitrail.analyzer.formats.decode import decode_json
 from aitrail.analyzer.bundle import MemberUnreadable, Source
 from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.formats.text import bad_file, bad_record
@@ -67,14 +68,16 @@ def root_of(source: Source) -> str:
 
 # -- JSON with comments ----------------------------------------------------------------------------
 
-_JSONC_TOKENS = re.compile(r'"(?:\\.|[^"\\])*"|//[^\n]*|/\*.*?\*/', re.DOTALL)
+# an unclosed /* comment runs to the end of the text (as strip-json-comments reads it): retrying
+# ".*?\*/" from every later "/*" would be quadratic
+_JSONC_TOKENS = re.compile(r'"(?:\\.|[^"\\])*"|//[^\n]*|/\*.*?(?:\*/|\Z)', re.DOTALL)
 
 
 def load_jsonc(data: bytes):
     """Settings and trust files allow // and /* */ comments (strip-json-comments); ValueError if not JSON."""
     text = data.decode("utf-8-sig")
     stripped = _JSONC_TOKENS.sub(lambda match: match.group(0) if match.group(0).startswith('"') else " ", text)
-    return json.loads(stripped)
+    return decode_json(stripped)
 
 
 # -- the join table --------------------------------------------------------------------------------
@@ -187,7 +190,7 @@ def _mtime(ctx: ParseContext) -> dict:
 def parse_projects_registry(ctx: ParseContext) -> Iterator[Draft]:
     """``project: <path> -> tmp/<slug> (from projects.json, file mtime)`` per entry."""
     try:
-        document = json.loads(ctx.data)
+        document = decode_json(ctx.data)
     except (ValueError, UnicodeDecodeError) as exc:
         yield bad_file(f"projects.json is not JSON: {exc}")
         return

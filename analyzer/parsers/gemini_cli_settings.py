@@ -31,7 +31,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-import tomllib
+from aitrail.analyzer.formats.decode import decode_toml
 from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.formats.text import bad_file, bad_record, json_document
 from aitrail.analyzer.parsers.gemini_cli_messages import compact
@@ -105,14 +105,14 @@ def _escape(key: str) -> str:
 
 def parse_policy(ctx: ParseContext) -> Iterator[Draft]:
     try:
-        text = ctx.data.decode("utf-8-sig")
+        text = ctx.config_data().decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         yield bad_file(f"policy file is not UTF-8 at byte {exc.start}")
         return
     origin = f"(from {ctx.source.path}, file mtime)"
     try:
-        document = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
+        document = decode_toml(text)
+    except ValueError as exc:  # TOMLDecodeError, or nested too deep
         yield from _salvage(ctx, text, origin, str(exc))
         return
     if not document:  # only comments, or empty: the rules were all removed, which is evidence too
@@ -142,8 +142,8 @@ def _salvage(ctx: ParseContext, text: str, origin: str, reason: str) -> Iterator
     counters: dict = {}
     for start, chunk in _chunks(text):
         try:
-            document = tomllib.loads(chunk)
-        except tomllib.TOMLDecodeError as exc:
+            document = decode_toml(chunk)
+        except ValueError as exc:  # TOMLDecodeError, or nested too deep
             yield bad_record(f"line:{start}", f"TOML table does not parse: {exc}", chunk)
             header = _ARRAY_HEADER.match(chunk)
             if header:  # the damaged table still takes its number: rule[n] stays the file's n-th rule

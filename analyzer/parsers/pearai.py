@@ -296,7 +296,7 @@ def _ui_messages(ctx: ParseContext) -> Iterator[Draft]:
         elif kind == "reasoning":
             yield Draft("thinking", text, locator, **moment)
         elif event["type"] == "ask" and kind in ("tool", "command", "use_mcp_server", "browser_action_launch"):
-            call = Draft("tool_use", text, locator, tool_name=_ui_tool_name(kind, text),
+            call = Draft("tool_use", text, locator, tool_name=tasks.ui_tool_name(kind, text),
                          tool_use_id=str(event.get("ts", "")), **moment)
             open_asks.append(call)
             yield call
@@ -309,15 +309,6 @@ def _ui_messages(ctx: ParseContext) -> Iterator[Draft]:
         else:
             yield Draft("system", f"ui {event['type']} {kind}: {text}", locator, **moment)
     yield from _orphan_calls(open_asks)  # ui_messages.json keeps no output for file tools
-
-
-def _ui_tool_name(ask: str, text: str) -> str:
-    if ask == "tool":
-        try:
-            return str(json.loads(text).get("tool", "tool"))
-        except (ValueError, AttributeError):
-            return "tool"
-    return {"command": "execute_command", "use_mcp_server": "use_mcp_tool"}.get(ask, ask)
 
 
 # -- state.vscdb: task list and standing permissions ------------------------------------

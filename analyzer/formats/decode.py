@@ -1,0 +1,131 @@
+"""Decoding untrusted JSON (and TOML) within bounds of nesting and memory.
+
+``json.loads`` recurses once per nesting level: a line of 100k ``[`` raises
+RecursionError, and a value nested just under the interpreter's limit decodes
+but then crashes the first recursive walk over it (``json.dumps``, a content
+flattener). ``decode_json`` (and ``decode_toml``) decodes at most MAX_NESTING levels and turns every
+failure into a ValueError, which every parser already reports as one
+``parser:`` row for that line or file, so the next line is still read.
+
+Decoded JSON can take ~25 times its text in Python objects (``[{},{},...]``);
+texts over CHECK_COST_BYTES have their cost estimated from bracket and comma
+counts first, and are refused past MAX_DECODE_COST.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from contextlib import contextmanager
+from typing import Callable, Iterator, TypeVar
+
+MAX_NESTING = 200  # levels of arrays/objects; real agent records nest a few dozen at most
+TOML_FRAMES = 400  # tomllib spends about three frames per level: about 130 levels of TOML
+CHECK_COST_BYTES = 4 * 1024 * 1024  # below this the worst case (~25x) is small enough not to check
+MAX_DECODE_COST = 256 * 1024 * 1024  # estimated bytes of decoded objects, per JSON text
+_CONTAINER_COST = 200  # a dict with a key or two (184 bytes) and the slot that holds it
+_VALUE_COST = 64  # a short string (50 bytes and more) or float and its slot, per comma
+
+T = TypeVar("T")
+
+
+class NestedTooDeep(ValueError):
+    """The text nests deeper than allowed (MAX_NESTING levels of JSON, TOML_FRAMES of TOML parsing)."""
+
+
+class JsonTooLarge(ValueError):
+    """The text would decode into more than MAX_DECODE_COST bytes of objects."""
+
+
+def _stack_depth() -> int:
+    frame, depth = sys._getframe(), 0
+    while frame is not None:
+        frame, depth = frame.f_back, depth + 1
+    return depth
+
+
+@contextmanager
+def nesting_limit(levels: int = MAX_NESTING) -> Iterator[None]:
+    """Lower the recursion limit to ``levels`` frames above the caller while a recursive decoder runs.
+
+    CPython 3.11's json and tomllib count one recursion per nesting level, so
+    this bounds the depth of what they return; the limit is restored after.
+    """
+    previous = sys.getrecursionlimit()
+    sys.setrecursionlimit(min(previous, _stack_depth() + levels))
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(previous)
+
+
+def bounded(decode: Callable[..., T], *args, levels: int = MAX_NESTING) -> T:
+    """``decode(*args)`` with nesting bounded; NestedTooDeep instead of RecursionError."""
+    try:
+        with nesting_limit(levels):
+            return decode(*args)
+    except RecursionError as exc:
+        raise NestedTooDeep(f"nested deeper than {levels} levels") from exc
+
+
+def decode_toml(text: str) -> dict:
+    """``tomllib.loads(text)`` with nesting bounded; TOMLDecodeError or NestedTooDeep (ValueErrors) on failure."""
+    import tomllib  # 3.11+; callers check for it
+
+    try:
+        with nesting_limit(TOML_FRAMES):
+            return tomllib.loads(text)
+    except RecursionError as exc:
+        raise NestedTooDeep("nested too deep") from exc
+
+
+def _count(text: str | bytes, *marks: str) -> int:
+    if isinstance(text, str):
+        return sum(text.count(mark) for mark in marks)
+    return sum(text.count(mark.encode()) for mark in marks)
+
+
+def decode_json(text: str | bytes, loads: Callable[[str | bytes], object] = json.loads) -> object:
+    """``loads(text)`` within MAX_NESTING levels and MAX_DECODE_COST; ValueError on any failure."""
+    if len(text) > CHECK_COST_BYTES:
+        cost = len(text) + _CONTAINER_COST * _count(text, "[", "{") + _VALUE_COST * _count(text, ",")
+        if cost > MAX_DECODE_COST:
+            raise JsonTooLarge(f"too many values to decode (about {cost} bytes of objects, limit {MAX_DECODE_COST})")
+    if _count(text, "[", "{") < MAX_NESTING - 20:
+        try:
+            return loads(text)  # cannot nest deep enough to matter: no stack walk
+        except RecursionError as exc:  # a caller already deep in the stack
+            raise NestedTooDeep(f"nested too deep for the stack ({exc})") from exc
+    value = bounded(loads, text)
+    if _C_RECURSION and _deeper_than(value, MAX_NESTING):
+        raise NestedTooDeep(f"nested deeper than {MAX_NESTING} levels")
+    return value
+
+
+def decode_json_at(text: str, position: int) -> tuple[object, int]:
+    """``JSONDecoder().raw_decode(text, position)`` (one value of a longer text) within MAX_NESTING; ValueError."""
+    value, end = bounded(_DECODER.raw_decode, text, position)
+    if _C_RECURSION and _deeper_than(value, MAX_NESTING):
+        raise NestedTooDeep(f"nested deeper than {MAX_NESTING} levels")
+    return value, end
+
+
+_DECODER = json.JSONDecoder()
+
+
+# From Python 3.12 the C json decoder counts its recursion against a C stack limit of
+# its own (3.13 decodes 5000 levels), so the recursion limit no longer bounds it: the
+# decoded value's depth is measured instead, without recursion.
+_C_RECURSION = sys.version_info >= (3, 12)
+
+
+def _deeper_than(value: object, limit: int) -> bool:
+    """True when arrays/objects nest more than ``limit`` levels inside ``value`` (iterative)."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > limit:
+            return True
+        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else ()
+        stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+    return False

@@ -1,0 +1,113 @@
+"""Secondary rows on disk, and only their 8-byte dedup keys in memory.
+
+A secondary store (a log, a backup, a side table) can hold millions of rows.
+Its rows are rendered and spooled to a file in the analyzer's temporary
+directory as they are parsed; what stays in memory is one 8-byte key per
+distinct row (KeySet: a sorted ``array('Q')`` searched by bisection, 8 bytes
+a key instead of a set entry of ~90), which the workers test their primary
+rows against. Once the workers say which keys they matched, the spool is
+read back once: matched rows are dropped, the others written as sorted runs
+of at most RUN_BYTES, exactly as they would have been from memory.
+"""
+
+from __future__ import annotations
+
+import bisect
+import heapq
+import struct
+from array import array
+from dataclasses import dataclass
+from typing import Iterator
+
+_HEAD = struct.Struct(">QIBII")  # dedup key, stats index, origin is secondary, sort key length, line length
+RUN_BYTES = 16 * 1024 * 1024
+
+
+SORT_CHUNK = 1 << 18  # keys sorted as Python ints at a time (about 10 MB of them)
+
+
+class KeySet:
+    """A sorted, duplicate-free set of 64-bit keys; ``key in keys`` by bisection.
+
+    Built by sorting chunks and merging them, so that building it never holds
+    more than SORT_CHUNK keys as Python objects (3M keys: 24 MB of array, not
+    ~120 MB of ints in a list or ~180 MB in a set).
+    """
+
+    def __init__(self, keys: array):
+        chunks = [array("Q", sorted(keys[start:start + SORT_CHUNK])) for start in range(0, len(keys), SORT_CHUNK)]
+        self._keys = array("Q")
+        for key in heapq.merge(*chunks):
+            if not self._keys or self._keys[-1] != key:
+                self._keys.append(key)
+
+    def __contains__(self, key: object) -> bool:
+        if not isinstance(key, int):
+            return False
+        position = bisect.bisect_left(self._keys, key)
+        return position < len(self._keys) and self._keys[position] == key
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+
+@dataclass
+class Spooled:
+    """One secondary row read back from the spool."""
+
+    dedup: int
+    stats: tuple[str, str]
+    secondary: bool
+    key: bytes
+    line: bytes
+
+
+class Spool:
+    """Rendered secondary rows in parse order, on disk, with their dedup keys kept in memory."""
+
+    def __init__(self, path: str):
+        self.path = path
+        self._handle = open(path, "xb", buffering=1024 * 1024)
+        self._keys = array("Q")
+        self._stats: list[tuple[str, str]] = []
+        self._stats_index: dict[tuple[str, str], int] = {}
+
+    def add(self, dedup: int, stats: tuple[str, str], secondary: bool, key: bytes, line: bytes) -> None:
+        index = self._stats_index.setdefault(stats, len(self._stats))
+        if index == len(self._stats):
+            self._stats.append(stats)
+        self._handle.write(_HEAD.pack(dedup, index, secondary, len(key), len(line)))
+        self._handle.write(key)
+        self._handle.write(line)
+        self._keys.append(dedup)
+
+    def keys(self) -> KeySet:
+        """The distinct dedup keys, for the workers (the spool is closed for writing)."""
+        self._handle.close()
+        keys = KeySet(self._keys)
+        self._keys = array("Q")
+        return keys
+
+    def replay(self) -> Iterator[Spooled]:
+        """The spooled rows, in the order they were added."""
+        with open(self.path, "rb", buffering=1024 * 1024) as handle:
+            while True:
+                head = handle.read(_HEAD.size)
+                if not head:
+                    return
+                dedup, index, secondary, key_length, line_length = _HEAD.unpack(head)
+                key = handle.read(key_length)
+                yield Spooled(dedup, self._stats[index], bool(secondary), key, handle.read(line_length))
+
+
+def kept_runs(items: Iterator[tuple[bytes, bytes]], write_run, limit: int = RUN_BYTES) -> list:
+    """(sort key, line) items as sorted runs of about ``limit`` bytes each (write_run(items, number))."""
+    runs, pending, held = [], [], 0
+    for key, line in items:
+        pending.append((key, line))
+        held += len(line)
+        if held >= limit:
+            runs.append(write_run(pending, len(runs)))
+            pending, held = [], 0
+    runs.append(write_run(pending, len(runs)))  # always one run, even empty, as before
+    return runs

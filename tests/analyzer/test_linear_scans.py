@@ -1,0 +1,70 @@
+"""Lazy regexes over subject-typed text were quadratic (issue 8): the scans that replace them.
+
+A prompt of 40,000 ``<command-name>`` took three minutes in the Claude Code
+command-tag regex; ``<environment_context>`` repeated did the same in Codex's
+cwd lookup, and unclosed ``/*`` in a JSONC settings file in the comment
+stripper. The replacements must give the regexes' results and finish a far
+larger input well within a CPU cap (a bound, not a timing: the quadratic
+versions need hours).
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import subprocess
+import sys
+
+from aitrail.analyzer.formats.scan import search_after, tag_pairs
+
+OLD_COMMAND_TAG = re.compile(r"<(command-name|command-args)>(.*?)</\1>", re.DOTALL)
+OLD_ENVIRONMENT_CWD = re.compile(r"<environment_context>.*?<cwd>([^<]+)</cwd>", re.DOTALL)
+PIECES = ["<command-name>", "</command-name>", "<command-args>", "</command-args>", "x", " ", "<",
+          "<environment_context>", "<cwd>", "</cwd>", "/a", "\n"]
+
+
+def random_texts(count: int):
+    generator = random.Random(8)
+    for _ in range(count):
+        yield "".join(generator.choice(PIECES) for _ in range(generator.randint(0, 40)))
+
+
+def test_tag_pairs_gives_what_the_regex_gave():
+    for text in random_texts(20_000):
+        assert tag_pairs(text, ("command-name", "command-args")) == OLD_COMMAND_TAG.findall(text), text
+
+
+def test_search_after_gives_what_the_regex_gave():
+    cwd = re.compile(r"<cwd>([^<]+)</cwd>")
+    for text in random_texts(20_000):
+        old, new = OLD_ENVIRONMENT_CWD.search(text), search_after(text, "<environment_context>", cwd)
+        assert (old and old.group(1)) == (new and new.group(1)), text
+
+
+HOSTILE = """
+import json, resource, types
+resource.setrlimit(resource.RLIMIT_CPU, (60, 60))
+from aitrail.analyzer.parsers import codex_rollout
+from aitrail.analyzer.parsers.gemini_cli_projects import load_jsonc
+from tests.analyzer.fakes import FakeBundle, run
+n = 200_000
+path = ".claude/projects/-home-dev-x/4f9d2c1e-7b3a-4e55-9a0c-2d6e8b1f0a37.jsonl"
+line = json.dumps({"type": "user", "uuid": "u", "sessionId": "s", "timestamp": "2026-07-02T09:14:05.000Z",
+                   "message": {"role": "user", "content": "<command-name>" * n}}) + "\\n"
+rows = run(FakeBundle({("claude_code.transcripts", path): line.encode()}), path, "claude_code.transcript.v1")
+assert rows, rows
+reader = types.SimpleNamespace(project="")
+item = {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "<environment_context>" * n}]}
+codex_rollout.RolloutReader.learn_cwd(reader, item)
+assert reader.project == ""
+try:
+    load_jsonc(b"/* a" * n)
+except ValueError:
+    pass
+print("done")
+"""
+
+
+def test_hostile_tag_runs_are_scanned_in_linear_time():
+    proc = subprocess.run([sys.executable, "-c", HOSTILE], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0 and proc.stdout.strip() == "done", proc.stderr[-2000:]

@@ -1,0 +1,41 @@
+"""Secondary rows spooled to disk with only 8-byte keys in memory (analyzer/secondary.py)."""
+
+from __future__ import annotations
+
+from array import array
+
+from aitrail.analyzer import runs as runs_module
+from aitrail.analyzer import secondary
+from aitrail.analyzer.secondary import KeySet, Spool, kept_runs
+
+
+def test_keyset_finds_exactly_its_keys():
+    keys = KeySet(array("Q", [5, 3, 3, 2**64 - 1, 0]))
+    assert len(keys) == 4
+    assert all(key in keys for key in (0, 3, 5, 2**64 - 1))
+    assert not any(key in keys for key in (1, 4, 6, 2**64 - 2, b"\x00" * 8))
+
+
+def test_spool_replays_rows_in_order_and_drops_nothing_itself(tmp_path):
+    spool = Spool(str(tmp_path / "s.spool"))
+    spool.add(7, ("a", "a.s"), True, b"k2", b"line two\n")
+    spool.add(9, ("b", "b.s"), False, b"k1", b"line one\n")
+    assert 7 in spool.keys() and 8 not in spool.keys()
+    replayed = [(item.dedup, item.stats, item.secondary, item.key, item.line) for item in spool.replay()]
+    assert replayed == [(7, ("a", "a.s"), True, b"k2", b"line two\n"), (9, ("b", "b.s"), False, b"k1", b"line one\n")]
+
+
+def test_kept_rows_are_cut_into_sorted_runs_that_merge_to_one_order(tmp_path):
+    items = [(f"{n:06d}".encode()[::-1], f"row {n}\n".encode()) for n in range(5000)]
+    runs = kept_runs(iter(items), lambda chunk, number: runs_module.write_run(chunk, str(tmp_path / f"r{number}")),
+                     limit=10_000)
+    assert len(runs) == 5  # 5000 lines of about 9 bytes, 10 kB a run
+    runs_module.merge_range(runs, None, None, str(tmp_path / "merged"))
+    assert (tmp_path / "merged").read_bytes() == b"".join(line for _, line in sorted(items))
+
+
+def test_keyset_built_from_many_chunks_is_sorted_and_distinct(monkeypatch):
+    monkeypatch.setattr(secondary, "SORT_CHUNK", 100)
+    keys = array("Q", [(n * 7919) % 1000 for n in range(3000)])
+    built = KeySet(keys)
+    assert list(built._keys) == list(range(1000))
