@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
+
 from aitrail.collector.catalog_schema import AgentCatalog, CatalogError, Store, parse_agent
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
+
 from aitrail.collector import catalog as catalog_module
 from aitrail.collector.catalog_schema import CatalogError
 from aitrail.collector.globs import expand_braces

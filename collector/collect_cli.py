@@ -7,6 +7,7 @@ import re
 import sys
 
 import click
+
 from aitrail.collector import collect as collect_module
 from aitrail.collector.bundle.seal import SigningKeyError
 from aitrail.collector.catalog_schema import CatalogError

@@ -20,6 +20,7 @@ import errno as errno_module
 from dataclasses import dataclass
 
 import pathspec
+
 from aitrail.collector.globs import is_literal, segment_regex
 from aitrail.collector.plan import Target
 from aitrail.collector.walk import Match, Tree

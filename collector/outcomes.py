@@ -12,9 +12,6 @@ import os
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from aitrail.collector.fsmeta import Meta
-from aitrail.collector.plan import Target
-
 from aitrail.collector.bundle.vocabulary import (  # noqa: F401 - the vocabulary, re-exported for the collector
     CHANGED,
     COLLECTED,
@@ -29,6 +26,8 @@ from aitrail.collector.bundle.vocabulary import (  # noqa: F401 - the vocabulary
     TOO_LARGE,
     VANISHED,
 )
+from aitrail.collector.fsmeta import Meta
+from aitrail.collector.plan import Target
 
 
 def raw_text(raw: bytes) -> str:

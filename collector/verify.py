@@ -23,8 +23,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import zstandard
-from aitrail.collector.bundle import vocabulary as oc
+
 from aitrail.collector.bundle import layout
+from aitrail.collector.bundle import vocabulary as oc
 from aitrail.collector.bundle.metadata import COUNT_KEYS, iter_lines, iter_records, link_target
 from aitrail.collector.bundle.reader import BundleFormatError, BundleReader, Member
 from aitrail.collector.bundle.tarheader import ns_text

@@ -6,6 +6,7 @@ import os
 import sys
 
 import click
+
 from aitrail.collector.bundle import seal
 from aitrail.collector.verify import verify as verify_bundle
 

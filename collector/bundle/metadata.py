@@ -15,8 +15,9 @@ import json
 from collections.abc import Iterator
 
 import zstandard
-from aitrail.collector.bundle import vocabulary as oc
+
 from aitrail.collector.bundle import layout
+from aitrail.collector.bundle import vocabulary as oc
 from aitrail.collector.bundle.reader import BundleFormatError, BundleReader, Member
 
 _STAT_INTS = ("uid", "gid", "mtime_ns")

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from typing import BinaryIO
 
 import zstandard
+
 from aitrail.collector.bundle import layout
 from aitrail.collector.bundle.layout import IndexEntry
 

@@ -25,6 +25,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
 import zstandard
+
 from aitrail.collector.bundle import layout
 from aitrail.collector.bundle.layout import IndexEntry
 from aitrail.collector.bundle.tarheader import BLOCK, ns_text, regular_file_header
