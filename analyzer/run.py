@@ -30,32 +30,28 @@ from __future__ import annotations
 
 import concurrent.futures
 import gc
-import hashlib
 import itertools
 import multiprocessing
 import os
 import sys
 import tempfile
 from dataclasses import dataclass, field
-from typing import Iterator
 
 from aitrail.analyzer import export
 from aitrail.analyzer import runs as runs_module
 from aitrail.analyzer import secondary as secondary_module
+from aitrail.analyzer import worker as worker_module
+from aitrail.analyzer.bundle import Source
+from aitrail.analyzer.rows import COLUMNS, Draft, Provenance, stamp
 from aitrail.analyzer.runs import Run
-from aitrail.analyzer.bundle import Bundle, Source
-from aitrail.analyzer.dispatch import parse_source
-from aitrail.analyzer.registry import parsers
-from aitrail.analyzer.rows import COLUMNS, stamp, Draft, Provenance
+from aitrail.analyzer.secondary import dedup_key  # noqa: F401 - part of this module's interface
+from aitrail.analyzer.worker import BatchResult, StoreStats, Worker, is_bad
 from aitrail.collector.bundle.reader import BundleFormatError
 from aitrail.collector.verify import RateLimiter, verify
 from aitrail.collector.verify_structure import SignaturePolicy, check_structure
 
-RUN_BYTES = 16 * 1024 * 1024  # rendered text a worker holds before it writes a sorted run
 MERGE_SPLIT_BYTES = 8 * 1024 * 1024  # below this the final merge is not worth splitting
-_TEXT = COLUMNS.index("text")
 _AGENT = COLUMNS.index("agent")
-_TURN = COLUMNS.index("turn_type")
 _STORE = COLUMNS.index("store")
 _ORIGIN = COLUMNS.index("origin")
 
@@ -74,6 +70,8 @@ class NotVerified(Exception):
 
 @dataclass
 class AnalyzeOptions:
+    """What the examiner asked of ``aitrail analyze``."""
+
     bundle: str
     output: str
     format: str = "csv"
@@ -86,29 +84,19 @@ class AnalyzeOptions:
 
     @property
     def to_stdout(self) -> bool:
+        """True for ``-o -``."""
         return self.output == "-"
 
     @property
     def policy(self) -> SignaturePolicy:
+        """The signature policy verify applies (pinned key, signature required)."""
         return SignaturePolicy(self.public_key, self.require_signature)
 
 
 @dataclass
-class StoreStats:
-    agent: str
-    store: str
-    files: int = 0
-    rows: int = 0
-    bad_records: int = 0
-    secondary_kept: int = 0
-    secondary_dropped: int = 0
-
-    def as_record(self) -> dict:
-        return dict(self.__dict__)
-
-
-@dataclass
 class AnalyzeResult:
+    """What a run wrote and found: row count, verification, per-store statistics."""
+
     rows: int
     verified: bool
     problems: list[str]
@@ -118,6 +106,7 @@ class AnalyzeResult:
     warnings: list[str] = field(default_factory=list)
 
     def summary(self, options: AnalyzeOptions) -> dict:
+        """The summary as ``--summary`` writes it."""
         return {
             "bundle": options.bundle,
             "output": options.output,
@@ -130,72 +119,6 @@ class AnalyzeResult:
             "not_parsed": [{"store": store, "parser": parser, "files": count}
                            for (store, parser), count in sorted(self.not_parsed.items())],
         }
-
-
-def dedup_key(row: tuple) -> int:
-    """Agent, turn type and whitespace-normalized text: what 'the same row' means across sources.
-
-    64 bits of SHA-256: 8 bytes a key in memory; two distinct rows among 3
-    million share one with probability about 2.4e-7.
-    """
-    text = " ".join(row[_TEXT].split())
-    return int.from_bytes(hashlib.sha256(f"{row[_AGENT]}\0{row[_TURN]}\0{text}".encode()).digest()[:8], "big")
-
-
-# -- worker side ------------------------------------------------------------------------
-
-_WORKER: dict = {}
-
-
-def _init_worker(bundle_path: str, temp_dir: str, secondary_keys: "secondary_module.KeySet", format_name: str = "csv",
-                 check_digests: bool = True) -> None:
-    inherited = _WORKER.get("bundle")
-    if inherited is not None and inherited.path == bundle_path and _WORKER.get("pid") != os.getpid():
-        inherited.reopen()  # forked: the coordinator's decoded bundle, with a file handle of our own
-    else:
-        _WORKER["bundle"] = Bundle(bundle_path, temp_dir=temp_dir, check_digests=check_digests)
-    _WORKER["pid"] = os.getpid()
-    _WORKER["registry"] = parsers()
-    _WORKER["cache"] = {}
-    _WORKER["keys"] = secondary_keys
-    _WORKER["temp"] = temp_dir
-    _WORKER["render"] = export.renderer(format_name)
-
-
-def _parse_batch(members: list[tuple[str, str]], batch: int) -> tuple[list[Run], list[tuple], set]:
-    """Parse some sources; write sorted runs of rendered lines; return the runs, stats, matched keys."""
-    bundle: Bundle = _WORKER["bundle"]
-    render = _WORKER["render"]
-    keys = _WORKER["keys"]
-    runs: list[Run] = []
-    stats: list[tuple] = []
-    matched: set = set()
-    pending: list[tuple[bytes, bytes]] = []
-    held = 0
-    for member in members:
-        source = bundle.source_for(*member)  # (member, store): a file matched by two stores is two sources
-        rows = bad = 0
-        for key, row in parse_source(bundle, source, _WORKER["registry"][source.parser], _WORKER["cache"]):
-            rows += 1
-            bad += row[_TEXT].startswith("parser:")
-            if keys:
-                digest = dedup_key(row)
-                if digest in keys:
-                    matched.add(digest)
-            line = render(row).encode("utf-8")
-            pending.append((key, line))
-            held += len(line)
-            if held >= RUN_BYTES:
-                runs.append(_write_run(pending, batch, len(runs)))
-                pending, held = [], 0
-        stats.append((source.agent, source.store, rows, bad))
-    if pending:
-        runs.append(_write_run(pending, batch, len(runs)))
-    return runs, stats, matched
-
-
-def _write_run(items: list[tuple[bytes, bytes]], batch: int, number: int) -> Run:
-    return runs_module.write_run(items, os.path.join(_WORKER["temp"], f"run-{os.getpid()}-{batch}-{number}.bin"))
 
 
 # -- coordinator side ------------------------------------------------------------------------
@@ -230,22 +153,23 @@ def analyze(options: AnalyzeOptions) -> AnalyzeResult:
     """
     with tempfile.TemporaryDirectory(prefix="aitrail-analyze-") as temp_dir:
         try:
-            _init_worker(options.bundle, temp_dir, frozenset(), options.format, check_digests=options.force)
+            worker = Worker.open(options.bundle, temp_dir, options.format, check_digests=options.force)
         except (BundleFormatError, OSError) as exc:
             raise Unreadable(str(exc)) from exc
+        worker_module.install(worker)  # forked pool processes inherit it
         try:
-            structure = _check_structure_first(options)
-            result = _analyze(options, temp_dir)
+            structure = _check_structure_first(options, worker)
+            result = _analyze(options, worker)
             result.signature, result.warnings = structure.signature, structure.warnings
             return result
         finally:
-            _WORKER["bundle"].close()
-            _WORKER.clear()
+            worker_module.install(None)
+            worker.close()
 
 
-def _check_structure_first(options: AnalyzeOptions):
+def _check_structure_first(options: AnalyzeOptions, worker: Worker):
     """The structural check, before any parser; refuse (unless forced) a bundle that fails it."""
-    bundle: Bundle = _WORKER["bundle"]
+    bundle = worker.bundle
     structure = check_structure(bundle.reader, options.policy)
     problems = structure.problems + [problem for problem in bundle.problems if problem not in structure.problems]
     if problems and not options.force:
@@ -255,36 +179,35 @@ def _check_structure_first(options: AnalyzeOptions):
     return structure
 
 
-def _analyze(options: AnalyzeOptions, temp_dir: str) -> AnalyzeResult:
-    registry = parsers()
-    bundle: Bundle = _WORKER["bundle"]
+def _analyze(options: AnalyzeOptions, worker: Worker) -> AnalyzeResult:
+    bundle = worker.bundle
     stats: dict[tuple[str, str], StoreStats] = {}
     not_parsed: dict[tuple[str, str], int] = {}
     wanted = [source for source in bundle.sources if source.parser and not source.companion_of
               and (not options.agents or source.agent in options.agents)]
     for source in wanted:
         stats.setdefault((source.agent, source.store), StoreStats(source.agent, source.store)).files += 1
-        if source.parser not in registry:
+        if source.parser not in worker.registry:
             not_parsed[(source.store, source.parser)] = not_parsed.get((source.store, source.parser), 0) + 1
-    parsable = [source for source in wanted if source.parser in registry]
+    parsable = [source for source in wanted if source.parser in worker.registry]
     secondary = [source for source in parsable if source.origin == "secondary"]
     primary = [source for source in parsable if source.origin != "secondary"]
 
     _progress(options, f"verifying, and parsing {len(secondary)} secondary and {len(primary)} primary files")
-    spool = _parse_secondary(secondary, stats)
-    keys = spool.keys()
-    report, runs, matched = _parse_primary(options, primary, keys, temp_dir, stats)
-    runs = list(runs)
+    spool = _parse_secondary(worker, secondary, stats)
+    worker.keys = spool.keys()
+    report, runs, matched = _parse_primary(options, worker, primary, stats)
     if not report.ok and not options.force:
         raise NotVerified(report.problems)
     render = export.renderer(options.format)
     forced = [_forced_row(report.problems, bundle.problems)] if not report.ok else []
     runs.extend(secondary_module.kept_runs(
-        itertools.chain(_kept_secondary(spool, matched, stats),
+        itertools.chain(secondary_module.kept_rows(spool, matched, stats),
                         ((key, render(row).encode("utf-8")) for key, row in forced)),
-        lambda items, number: runs_module.write_run(items, os.path.join(temp_dir, f"run-secondary-{number}.bin"))))
+        lambda items, number: runs_module.write_run(items, os.path.join(worker.temp_dir,
+                                                                         f"run-secondary-{number}.bin"))))
     _progress(options, "writing the timeline to " + ("stdout" if options.to_stdout else options.output))
-    count = _merge(options, runs, temp_dir)
+    count = _merge(options, runs, worker.temp_dir)
     return AnalyzeResult(count, report.ok, report.problems, stats, not_parsed)
 
 
@@ -298,10 +221,9 @@ def _merge(options: AnalyzeOptions, runs: list[Run], temp_dir: str) -> int:
     if len(ranges) == 1:
         counts = [runs_module.merge_range(runs, None, None, parts[0])]
     else:
-        method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
-        with concurrent.futures.ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context(method)) as pool:
+        with concurrent.futures.ProcessPoolExecutor(max_workers=jobs, mp_context=_pool_context()) as pool:
             futures = [pool.submit(runs_module.merge_range, runs, low, high, part)
-                       for (low, high), part in zip(ranges, parts)]
+                       for (low, high), part in zip(ranges, parts, strict=True)]
             counts = [future.result() for future in futures]
     header = export.header(options.format).encode("utf-8")
     if options.to_stdout:
@@ -311,33 +233,27 @@ def _merge(options: AnalyzeOptions, runs: list[Run], temp_dir: str) -> int:
     return sum(counts)
 
 
-def _parse_secondary(sources: list[Source], stats) -> secondary_module.Spool:
+def _pool_context():
+    # fork: workers start at once and inherit this process's modules and decoded bundle (it runs
+    # no threads here); spawn where fork does not exist.
+    return multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
+
+
+def _parse_secondary(worker: Worker, sources: list[Source], stats) -> secondary_module.Spool:
     """Parse the secondary sources; spool their rendered rows to disk, keep only dedup keys in memory."""
-    spool = secondary_module.Spool(os.path.join(_WORKER["temp"], "secondary.spool"))
-    bundle, registry, cache, render = _WORKER["bundle"], _WORKER["registry"], _WORKER["cache"], _WORKER["render"]
+    spool = secondary_module.Spool(os.path.join(worker.temp_dir, "secondary.spool"))
     for source in sorted(sources, key=lambda item: item.member):
-        entry = stats[(source.agent, source.store)]
-        for key, row in parse_source(bundle, source, registry[source.parser], cache):
+        rows = bad = 0
+        for key, row in worker.rows(source):
             spool.add(dedup_key(row), (row[_AGENT], row[_STORE]), row[_ORIGIN] == "secondary", key,
-                      render(row).encode("utf-8"))
-            entry.rows += 1
-            entry.bad_records += row[_TEXT].startswith("parser:")
+                      worker.render(row).encode("utf-8"))
+            rows += 1
+            bad += is_bad(row)
+        stats[(source.agent, source.store)].add_rows(rows, bad)
     return spool
 
 
-def _kept_secondary(spool: secondary_module.Spool, matched: set, stats) -> Iterator[tuple[bytes, bytes]]:
-    """The spooled secondary rows no primary row matched, as (sort key, line); counts kept and dropped."""
-    for item in spool.replay():
-        entry = stats[item.stats]
-        if item.dedup in matched:
-            entry.secondary_dropped += 1
-            entry.rows -= 1
-        else:
-            entry.secondary_kept += 1 if item.secondary else 0
-            yield item.key, item.line
-
-
-def _parse_primary(options: AnalyzeOptions, sources: list[Source], keys: "secondary_module.KeySet", temp_dir: str, stats):
+def _parse_primary(options: AnalyzeOptions, worker: Worker, sources: list[Source], stats):
     """Parse the primary sources while the bundle is verified, each in worker processes when there are cores.
 
     Verification runs in this process, beside the parsing workers, on the
@@ -347,42 +263,35 @@ def _parse_primary(options: AnalyzeOptions, sources: list[Source], keys: "second
     """
     jobs = options.jobs or os.cpu_count() or 1
     batches = _batches(sources, jobs * 4 if len(sources) > 1 else 1)
-    runs: list[Run] = []
-    matched: set = set()
     limiter = RateLimiter()
     if jobs <= 1 or len(batches) <= 1:
-        report = verify(options.bundle, options.public_key, options.require_signature, reader=_WORKER["bundle"].reader,
+        report = verify(options.bundle, options.public_key, options.require_signature, reader=worker.bundle.reader,
                         progress=_progress_callback(options))
-        _WORKER["keys"] = keys
-        results = []
+        results: list[BatchResult] = []
         for number, batch in enumerate(batches):
-            results.append(_parse_batch(batch, number))
+            results.append(worker.parse_batch(batch, number))
             _batch_progress(options, limiter, results, len(batches))
     else:
-        # fork: workers start at once and inherit this process's modules (it runs no threads
-        # here); spawn where fork does not exist.
-        method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
-        context = multiprocessing.get_context(method)
         gc.freeze()  # forked workers share the decoded bundle; a collection there must not touch (copy) its pages
         try:
             with concurrent.futures.ProcessPoolExecutor(
-                    max_workers=jobs, mp_context=context, initializer=_init_worker,
-                    initargs=(options.bundle, temp_dir, keys, options.format, options.force)) as pool:
-                futures = [pool.submit(_parse_batch, batch, number) for number, batch in enumerate(batches)]
+                    max_workers=jobs, mp_context=_pool_context(), initializer=worker_module.init_process,
+                    initargs=(options.bundle, worker.temp_dir, worker.keys, options.format, options.force)) as pool:
+                futures = [pool.submit(worker_module.run_batch, batch, number) for number, batch in enumerate(batches)]
                 # verify here, on the coordinator's reader: it would otherwise wait idle, and a worker
                 # of its own would hold a private copy of every index entry it touches
                 report = verify(options.bundle, options.public_key, options.require_signature,
-                                reader=_WORKER["bundle"].reader, progress=_progress_callback(options))
+                                reader=worker.bundle.reader, progress=_progress_callback(options))
                 results = _gather(options, futures, limiter)
         finally:
             gc.unfreeze()
-    for batch_runs, batch_stats, batch_matched in results:
-        runs.extend(batch_runs)
-        matched |= batch_matched
-        for agent, store, rows, bad in batch_stats:
-            entry = stats[(agent, store)]
-            entry.rows += rows
-            entry.bad_records += bad
+    runs: list[Run] = []
+    matched: set[int] = set()
+    for result in results:
+        runs.extend(result.runs)
+        matched |= result.matched
+        for count in result.counts:
+            stats[(count.agent, count.store)].add_rows(count.rows, count.bad)
     return report, runs, matched
 
 

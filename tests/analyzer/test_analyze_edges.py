@@ -10,6 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from aitrail.analyzer import run as run_module
+from aitrail.analyzer import worker as worker_module
 from aitrail.analyzer.bundle import Bundle, Source
 from aitrail.analyzer.cli import summary_table
 from aitrail.collector.bundle import layout
@@ -94,13 +95,13 @@ def test_rate_limiter_is_at_most_once_per_interval():
 @pytest.fixture
 def parse_calls(monkeypatch) -> list:
     calls: list = []
-    real = run_module.parse_source
+    real = worker_module.parse_source
 
     def recording(bundle, source, *args):
         calls.append(source.member)
         return real(bundle, source, *args)
 
-    monkeypatch.setattr(run_module, "parse_source", recording)
+    monkeypatch.setattr(worker_module, "parse_source", recording)
     return calls
 
 
@@ -135,27 +136,26 @@ def test_payload_damage_is_still_refused_and_nothing_is_written(demo_bundle, tmp
 
 
 def test_a_forked_worker_reuses_the_coordinators_bundle(demo_bundle, tmp_path, monkeypatch):
+    coordinator = worker_module.Worker.open(str(demo_bundle), str(tmp_path))
     reopened = []
-
-    class Inherited:
-        path = str(demo_bundle)
-
-        def reopen(self):
-            reopened.append(True)
-
-    monkeypatch.setattr(run_module, "_WORKER", {"bundle": Inherited(), "pid": os.getpid() + 1})  # as after a fork
-    monkeypatch.setattr(run_module, "Bundle", lambda *args, **kwargs: pytest.fail("bundle decoded again"))
-    run_module._init_worker(str(demo_bundle), str(tmp_path), frozenset())
-    assert reopened == [True]
+    monkeypatch.setattr(coordinator.bundle, "reopen", lambda: reopened.append(True))
+    coordinator.pid = os.getpid() + 1  # as after a fork
+    monkeypatch.setattr(worker_module, "_CURRENT", coordinator)
+    monkeypatch.setattr(worker_module, "Bundle", lambda *args, **kwargs: pytest.fail("bundle decoded again"))
+    try:
+        worker_module.init_process(str(demo_bundle), str(tmp_path), None)
+        assert reopened == [True] and worker_module.current() is coordinator
+    finally:
+        coordinator.close()
 
 
 def test_a_spawned_worker_decodes_the_bundle_once(demo_bundle, tmp_path, monkeypatch):
-    monkeypatch.setattr(run_module, "_WORKER", {})
-    run_module._init_worker(str(demo_bundle), str(tmp_path), frozenset())
+    monkeypatch.setattr(worker_module, "_CURRENT", None)
+    worker_module.init_process(str(demo_bundle), str(tmp_path), None)
     try:
-        assert isinstance(run_module._WORKER["bundle"], Bundle)
+        assert isinstance(worker_module.current().bundle, Bundle)
     finally:
-        run_module._WORKER["bundle"].close()
+        worker_module.current().close()
 
 
 def test_sources_keep_no_record_dict(demo_bundle):

@@ -1,0 +1,179 @@
+"""One parsing process: the bundle, the parsers, their join caches, and what it hands back.
+
+The coordinator builds one Worker (it parses the secondary stores itself);
+forked pool processes inherit it and only open the bundle file again
+(``Worker.in_this_process``), so the index and sources are decoded once per
+run; under spawn each process builds its own. A batch of sources comes back
+as a BatchResult: the sorted runs it wrote, its per-source row counts, and
+the secondary dedup keys its rows matched.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+from aitrail.analyzer import export
+from aitrail.analyzer import runs as runs_module
+from aitrail.analyzer.bundle import Bundle, Source
+from aitrail.analyzer.dispatch import parse_source
+from aitrail.analyzer.registry import Parser, parsers
+from aitrail.analyzer.rows import COLUMNS
+from aitrail.analyzer.runs import Run
+from aitrail.analyzer.secondary import KeySet, dedup_key
+
+RUN_BYTES = 16 * 1024 * 1024  # rendered text a worker holds before it writes a sorted run
+_TEXT = COLUMNS.index("text")
+
+
+@dataclass
+class StoreStats:
+    """What the analyzer did with one store: files, rows, bad records, secondary rows kept and dropped."""
+
+    agent: str
+    store: str
+    files: int = 0
+    rows: int = 0
+    bad_records: int = 0
+    secondary_kept: int = 0
+    secondary_dropped: int = 0
+
+    def add_rows(self, rows: int, bad: int) -> None:
+        """Count rows parsed from one file (``bad`` of them ``parser:`` rows)."""
+        self.rows += rows
+        self.bad_records += bad
+
+    def secondary_outcome(self, dropped: bool, secondary: bool) -> None:
+        """Count one spooled secondary row: dropped (a primary row has it) or kept."""
+        if dropped:
+            self.secondary_dropped += 1
+            self.rows -= 1
+        elif secondary:
+            self.secondary_kept += 1
+
+    def as_record(self) -> dict:
+        """The statistics as the summary JSON records them."""
+        return dict(self.__dict__)
+
+
+@dataclass(frozen=True)
+class SourceCount:
+    """Rows one source gave, for its store's statistics."""
+
+    agent: str
+    store: str
+    rows: int
+    bad: int
+
+
+@dataclass
+class BatchResult:
+    """What a worker hands back for one batch of sources."""
+
+    runs: list[Run] = field(default_factory=list)
+    counts: list[SourceCount] = field(default_factory=list)
+    matched: set[int] = field(default_factory=set)
+
+
+def is_bad(row: tuple) -> bool:
+    """True for a ``parser:`` row (a record that could not be read)."""
+    return row[_TEXT].startswith("parser:")
+
+
+class Worker:
+    """The state one parsing process keeps for the whole run."""
+
+    def __init__(self, bundle: Bundle, temp_dir: str, format_name: str = "csv", keys: KeySet | None = None):
+        self.bundle = bundle
+        self.temp_dir = temp_dir
+        self.registry: dict[str, Parser] = parsers()
+        self.cache: dict = {}  # join tables, shared by the parsers of this process
+        self.keys: KeySet | None = keys  # secondary dedup keys, once the secondary stores are parsed
+        self.render: Callable[[tuple], str] = export.renderer(format_name)
+        self.pid = os.getpid()
+
+    @classmethod
+    def open(cls, bundle_path: str, temp_dir: str, format_name: str = "csv", check_digests: bool = True) -> Worker:
+        """Decode the bundle (index, metadata, sources) and make a worker over it."""
+        return cls(Bundle(bundle_path, temp_dir=temp_dir, check_digests=check_digests), temp_dir, format_name)
+
+    def in_this_process(self) -> Worker:
+        """After a fork: the same decoded bundle, with a file handle and join cache of this process's own."""
+        if self.pid != os.getpid():
+            self.bundle.reopen()
+            self.cache = {}
+            self.pid = os.getpid()
+        return self
+
+    def close(self) -> None:
+        """Close the bundle (and its temporary SQLite copies)."""
+        self.bundle.close()
+
+    def rows(self, source: Source) -> Iterator[tuple[bytes, tuple]]:
+        """(sort key, row) for every row of one source, crash rows included."""
+        return parse_source(self.bundle, source, self.registry[source.parser], self.cache)
+
+    def parse_batch(self, members: list[tuple[str, str]], batch: int) -> BatchResult:
+        """Parse some sources; write sorted runs of rendered rows; note which secondary keys matched."""
+        result = BatchResult()
+        pending: list[tuple[bytes, bytes]] = []
+        held = 0
+        for member, store in members:
+            source = self.bundle.source_for(member, store)  # a file matched by two stores is two sources
+            rows = bad = 0
+            for key, row in self.rows(source):
+                rows += 1
+                bad += is_bad(row)
+                if self.keys:
+                    digest = dedup_key(row)
+                    if digest in self.keys:
+                        result.matched.add(digest)
+                line = self.render(row).encode("utf-8")
+                pending.append((key, line))
+                held += len(line)
+                if held >= RUN_BYTES:
+                    result.runs.append(self._write_run(pending, batch, len(result.runs)))
+                    pending, held = [], 0
+            result.counts.append(SourceCount(source.agent, source.store, rows, bad))
+        if pending:
+            result.runs.append(self._write_run(pending, batch, len(result.runs)))
+        return result
+
+    def _write_run(self, items: list[tuple[bytes, bytes]], batch: int, number: int) -> Run:
+        return runs_module.write_run(items, os.path.join(self.temp_dir, f"run-{os.getpid()}-{batch}-{number}.bin"))
+
+
+# -- process pool entry points --------------------------------------------------------
+
+_CURRENT: Worker | None = None  # this process's worker (the coordinator's, inherited by a fork)
+
+
+def current() -> Worker:
+    """This process's worker."""
+    if _CURRENT is None:
+        raise RuntimeError("no worker in this process")
+    return _CURRENT
+
+
+def install(worker: Worker | None) -> None:
+    """Make ``worker`` this process's worker (the coordinator does, before forking)."""
+    global _CURRENT
+    _CURRENT = worker
+
+
+def init_process(bundle_path: str, temp_dir: str, keys: KeySet, format_name: str = "csv",
+                 check_digests: bool = True) -> None:
+    """Pool initializer: reuse the inherited worker after a fork, or build one (spawn)."""
+    inherited = _CURRENT
+    if inherited is not None and inherited.bundle.path == bundle_path:
+        worker = inherited.in_this_process()
+    else:
+        worker = Worker.open(bundle_path, temp_dir, format_name, check_digests)
+    worker.keys = keys
+    install(worker)
+
+
+def run_batch(members: list[tuple[str, str]], batch: int) -> BatchResult:
+    """Pool task: parse one batch in this process's worker."""
+    return current().parse_batch(members, batch)
