@@ -15,8 +15,8 @@ import shutil
 import sqlite3
 import sys
 import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Iterator
 
 import zstandard
 
@@ -145,7 +145,7 @@ class Bundle:
         if self._owns_temp:
             shutil.rmtree(self._temp_dir, ignore_errors=True)
 
-    def __enter__(self) -> "Bundle":
+    def __enter__(self) -> Bundle:
         return self
 
     def __exit__(self, *exc) -> None:

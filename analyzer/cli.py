@@ -9,7 +9,8 @@ import sys
 import click
 
 from aitrail.analyzer.export import FORMATS
-from aitrail.analyzer.run import AnalyzeOptions, NotVerified, Unreadable, analyze as run_analysis
+from aitrail.analyzer.run import AnalyzeOptions, NotVerified, Unreadable
+from aitrail.analyzer.run import analyze as run_analysis
 
 SUMMARY_COLUMNS = (("agent", "agent", "<"), ("store", "store", "<"), ("files", "files", ">"), ("rows", "rows", ">"),
                    ("bad", "bad_records", ">"), ("recovered", "secondary_kept", ">"), ("dup", "secondary_dropped", ">"))

@@ -9,7 +9,7 @@ opens exclusively: an existing output is never replaced.
 from __future__ import annotations
 
 import json
-from typing import Callable
+from collections.abc import Callable
 
 from aitrail.analyzer.rows import COLUMNS
 

@@ -18,8 +18,8 @@ import heapq
 import os
 import shutil
 import struct
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Iterable, Iterator
 
 SAMPLE_EVERY = 2048
 RECORD = struct.Struct(">II")

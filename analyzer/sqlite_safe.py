@@ -26,8 +26,8 @@ The limits are listed in docs/timeline.md, "Limits of parsing".
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Iterator, Sequence
 
 STEP_BUDGET = 50_000_000  # VM instructions for one query (and for each further row it streams)
 PROGRESS_EVERY = 1000  # instructions between progress handler calls

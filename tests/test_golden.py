@@ -83,7 +83,8 @@ def test_readme_states_the_parser_rows_the_golden_file_holds(case: Path):
 @pytest.mark.parametrize("case", cases(), ids=lambda path: f"{path.parent.name}/{path.name}")
 def test_every_tool_call_has_its_result_or_says_why_not(case: Path):
     """Across every agent: a tool_use row with an id is answered by a tool_result row with the
-    same id (same agent and session), or by a `parser: no result recorded for tool call <id>` row."""
+    same id (same agent and session), or by a `parser: no result recorded for tool call <id>` row.
+    """
     import csv
 
     with open(case / "expected.csv", newline="", encoding="utf-8") as handle:

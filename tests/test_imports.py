@@ -69,7 +69,6 @@ ANALYZER_MAY_IMPORT = ("aitrail.collector.catalog", "aitrail.collector.bundle", 
 
 def test_the_analyzer_imports_from_the_collector_only_what_adr_0001_lists():
     import ast
-    from pathlib import Path
 
     from tests.conftest import REPO
 

@@ -139,7 +139,8 @@ def test_agent_filter(cli, demo_bundle, tmp_path):
 
 def _bundle_with_member(tmp_path: Path, name: str, monkeypatch) -> Path:
     """A bundle whose index names a member the writer would normally refuse."""
-    from aitrail.collector.bundle import layout, writer as writer_module
+    from aitrail.collector.bundle import layout
+    from aitrail.collector.bundle import writer as writer_module
     from aitrail.collector.bundle.writer import BundleWriter, TarMeta
 
     monkeypatch.setattr(writer_module.layout, "is_safe_member_name", lambda _name: True)

@@ -83,7 +83,8 @@ def read_index(path: Path) -> dict:
 def replace_index(source: Path, destination: Path, index_json: bytes, trailer_extra: bytes = b"",
                   compressed: bool = False) -> None:
     """Copy a bundle's frames and give it a new index (any bytes; already zstd with ``compressed``),
-    sealed with a correct trailer digest."""
+    sealed with a correct trailer digest.
+    """
     import zstandard
 
     from aitrail.collector.bundle import layout

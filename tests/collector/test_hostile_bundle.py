@@ -17,8 +17,7 @@ from click.testing import CliRunner
 
 from aitrail.collector.bundle import layout
 from aitrail.collector.cli import main
-from aitrail.collector.verify import verify
-from tests.collector.bundle_tools import (drop_members, read_index, replace_index, rewrite, rewrite_json_index)
+from tests.collector.bundle_tools import drop_members, read_index, replace_index, rewrite, rewrite_json_index
 from tests.collector.test_robustness import run_measured
 from tests.conftest import FIXTURES, bundle_json, bundle_records
 
@@ -44,7 +43,7 @@ def run(*args) -> tuple[int, str]:
 
 
 def both_refuse(path: Path, tmp_path: Path, expected: str) -> None:
-    """verify and analyze (with and without --force) name ``expected`` and exit 1; analyze --force never crashes."""
+    """Verify and analyze (with and without --force) name ``expected`` and exit 1; analyze --force never crashes."""
     code, output = run("verify", path)
     assert code == 1 and expected in output and "Traceback" not in output, output
     code, output = run("analyze", path, "-o", tmp_path / "t.csv", "--quiet")
@@ -130,7 +129,7 @@ def test_index_over_its_decompressed_limit_is_refused_in_bounded_memory(bundle, 
 
 
 def _padded(index: bytes, padding: int) -> bytes:
-    """zstd of the index JSON with ``padding`` spaces before its last brace, compressed without holding them."""
+    """Zstd of the index JSON with ``padding`` spaces before its last brace, compressed without holding them."""
     import io
 
     import zstandard

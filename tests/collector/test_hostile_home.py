@@ -20,8 +20,15 @@ import pytest
 
 from aitrail.collector import capture as capture_module
 from aitrail.collector.verify import verify
-from tests.conftest import (TOY_CATALOG, all_decompressed, bundle_json, bundle_records, collector_with_partial,
-                            toy_collect, write_tree)
+from tests.conftest import (
+    TOY_CATALOG,
+    all_decompressed,
+    bundle_json,
+    bundle_records,
+    collector_with_partial,
+    toy_collect,
+    write_tree,
+)
 
 SECRET = b"sk-live-THIS-MUST-NEVER-LEAVE-THE-MACHINE"
 KEY = b"-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA-hostile-test\n"
