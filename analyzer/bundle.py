@@ -56,10 +56,12 @@ class Source:
 
     @property
     def name(self) -> str:
+        """The file name: the last component of ``path``."""
         return self.path.rsplit("/", 1)[-1]
 
     @property
     def directory(self) -> str:
+        """The directory part of ``path`` ("" for a path without a slash)."""
         return self.path.rsplit("/", 1)[0] if "/" in self.path else ""
 
 
@@ -141,6 +143,7 @@ class Bundle:
         self.reader.reopen()
 
     def close(self) -> None:
+        """Close the bundle file and remove the temporary directory if this bundle made it."""
         self.reader.close()
         if self._owns_temp:
             shutil.rmtree(self._temp_dir, ignore_errors=True)
@@ -183,9 +186,11 @@ class Bundle:
         return next(source for source in _all(self._by_member.get(member)) if source.store == store)
 
     def by_store(self, store: str) -> list[Source]:
+        """A new list of the sources collected for ``store``, in files.jsonl order (empty if none)."""
         return list(self._by_store.get(store, ()))
 
     def at(self, location: str, path: str, store: str | None = None) -> Source | None:
+        """The first source at ``path`` under ``location`` (in ``store``, if given), or None."""
         for source in _all(self._by_path.get(path)):
             if source.location == location and (store is None or source.store == store):
                 return source
@@ -208,11 +213,13 @@ class Bundle:
             raise MemberUnreadable(f"{source.member}: bytes do not match the SHA-256 in files.jsonl")
 
     def read(self, source: Source) -> bytes:
+        """The member's whole data, digest-checked like ``iter_bytes``."""
         return b"".join(self.iter_bytes(source))
 
     # -- SQLite ---------------------------------------------------------------------
 
     def companions(self, source: Source) -> list[Source]:
+        """The sources in the same store and location that say they are companions of ``source``."""
         return [other for other in self._by_store.get(source.store, ())
                 if other.companion_of == source.path and other.location == source.location]
 

@@ -46,7 +46,8 @@ def analyze(bundle, output, format_name, agents, force, summary_path, jobs, publ
     except NotVerified as exc:
         for problem in exc.problems:
             click.echo(f"FAIL  {problem}", err=True)
-        click.echo("aitrail: the bundle failed verification; nothing analyzed (use --force to analyze anyway)", err=True)
+        click.echo("aitrail: the bundle failed verification; nothing analyzed (use --force to analyze anyway)",
+                   err=True)
         sys.exit(1)
     except Unreadable as exc:
         click.echo(f"aitrail: the bundle cannot be read at all, even with --force: {exc}", err=True)
@@ -94,10 +95,11 @@ def summary_table(summary: dict) -> list[str]:
     """The per-store table: column widths from the data, columns two spaces apart."""
     rows = [[str(store[key]) for _, key, _ in SUMMARY_COLUMNS] for store in summary["stores"]]
     header = [title for title, _, _ in SUMMARY_COLUMNS]
-    widths = [max(len(cell) for cell in column) for column in zip(header, *rows)]
+    widths = [max(len(cell) for cell in column) for column in zip(header, *rows, strict=True)]
     lines = []
     for cells in (header, *rows):
-        parts = [f"{cell:{align}{width}}" for cell, width, (_, _, align) in zip(cells, widths, SUMMARY_COLUMNS)]
+        parts = [f"{cell:{align}{width}}"
+                 for cell, width, (_, _, align) in zip(cells, widths, SUMMARY_COLUMNS, strict=True)]
         lines.append("  ".join(parts).rstrip())
     return lines
 

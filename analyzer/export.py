@@ -1,4 +1,4 @@
-"""Timeline formats: CSV (RFC 4180, header row) and JSON Lines, UTF-8, \\n line ends.
+r"""Timeline formats: CSV (RFC 4180, header row) and JSON Lines, UTF-8, \n line ends.
 
 Columns and their order are ``rows.COLUMNS``; the JSONL objects keep that key
 order. Rows are rendered to text by the workers that parse them
@@ -50,9 +50,10 @@ def renderer(format_name: str) -> Callable[[tuple], str]:
     if format_name == "csv":
         return timeline_csv_line
     if format_name == "jsonl":
-        return lambda row: json.dumps(dict(zip(COLUMNS, row)), ensure_ascii=False) + "\n"
+        return lambda row: json.dumps(dict(zip(COLUMNS, row, strict=True)), ensure_ascii=False) + "\n"
     raise ValueError(f"unknown format {format_name!r}")
 
 
 def header(format_name: str) -> str:
+    """The text before the first row: the column-name record for CSV, nothing for JSON Lines."""
     return renderer(format_name)(COLUMNS) if format_name == "csv" else ""

@@ -27,6 +27,8 @@ RECORD = struct.Struct(">II")
 
 @dataclass
 class Run:
+    """A sorted run file on disk, with every SAMPLE_EVERY-th key and its record's offset for seeking."""
+
     path: str
     samples: list[tuple[bytes, int]] = field(default_factory=list)  # (key, offset of its record)
 
@@ -96,8 +98,9 @@ def merge_range(runs: list[Run], low: bytes | None, high: bytes | None, path: st
 
 
 def ranges(cuts: list[bytes]) -> list[tuple[bytes | None, bytes | None]]:
+    """The (low, high) key ranges between consecutive cuts; the first and last are open (None)."""
     edges: list[bytes | None] = [None, *cuts, None]
-    return list(zip(edges[:-1], edges[1:]))
+    return list(zip(edges[:-1], edges[1:], strict=True))
 
 
 def concatenate(output: str, header: bytes, parts: Iterable[str]) -> None:

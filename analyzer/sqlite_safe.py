@@ -46,6 +46,7 @@ class Oversize:
     length: int
 
     def describe(self) -> str:
+        """What to say of the value instead of its content: its length and the limit it exceeds."""
         return f"{self.length} long, limit {MAX_VALUE_BYTES}"
 
 
@@ -136,7 +137,7 @@ def _capped(column: str) -> str:
 
 def _uncap(values: tuple) -> list:
     return [value if value is not None or not length or length <= MAX_VALUE_BYTES else Oversize(length)
-            for length, value in zip(values[0::2], values[1::2])]
+            for length, value in zip(values[0::2], values[1::2], strict=True)]
 
 
 def table_rows(connection: sqlite3.Connection, table: str, purpose: str, columns: Sequence[str] | None = None,
@@ -159,4 +160,5 @@ def table_rows(connection: sqlite3.Connection, table: str, purpose: str, columns
         rowid = "NULL"
     sql = f"SELECT {rowid}, {selected} FROM {_quote(table)}{suffix}"
     for values in rows(connection, sql, parameters, purpose):
-        yield dict(zip(["_rowid", *names], [values[0], *_uncap(values[1:])]))
+        # strict=False: with no columns selected, the placeholder "NULL, NULL" yields one value that has no name
+        yield dict(zip(["_rowid", *names], [values[0], *_uncap(values[1:])], strict=False))

@@ -11,7 +11,8 @@ of agent transcripts, collects it into a bundle, then times side by side:
 
 Reports rows/s, MB/s, wall time, CPU use (user+sys over wall: about 2.0 means
 both cores busy) and the peak resident memory of the whole process tree,
-sampled every 50 ms (proportional set size, so pages shared by forked workers count once). Timings are for reading, never for pass/fail tests.
+sampled every 50 ms (proportional set size, so pages shared by forked workers
+count once). Timings are for reading, never for pass/fail tests.
 """
 
 from __future__ import annotations
@@ -72,13 +73,17 @@ PROFILES = {
 
 def task_messages(rng: random.Random, start_ms: int, target: int, result_words: tuple[int, int]) -> list[dict]:
     messages = [{"role": "user", "content": [{"type": "text", "text": f"<task>\n{words(rng, 30)}\n</task>"},
-                                             {"type": "text", "text": "<environment_details>\n# Current Workspace Directory (/home/u/p) Files\n</environment_details>"}],
+                                             {"type": "text",
+                                              "text": "<environment_details>\n# Current Workspace Directory (/home/u/p)"
+                                                      " Files\n</environment_details>"}],
                  "ts": start_ms}]
     size, step = 0, 0
     while size < target:
         step += 1
         tool = rng.choice(TOOLS)
-        call = {"role": "assistant", "content": [{"type": "text", "text": f"<thinking>{words(rng, 20)}</thinking>\n\n{words(rng, 15)}\n\n<{tool}>\n<path>src/{step}.py</path>\n</{tool}>"}],
+        call = {"role": "assistant",
+                "content": [{"type": "text", "text": f"<thinking>{words(rng, 20)}</thinking>\n\n{words(rng, 15)}\n\n"
+                                                     f"<{tool}>\n<path>src/{step}.py</path>\n</{tool}>"}],
                 "ts": start_ms + step * 2000}
         result = {"role": "user", "content": [{"type": "text", "text": f"[{tool} for 'src/{step}.py'] Result:"},
                                               {"type": "text", "text": words(rng, rng.randint(*result_words))}],
@@ -100,7 +105,8 @@ def _write_jsonl(path: Path, lines: list[dict]) -> int:
     return len(data)
 
 
-def claude_session(rng: random.Random, start_ms: int, target: int, result_words: tuple[int, int], project: str) -> list[dict]:
+def claude_session(rng: random.Random, start_ms: int, target: int, result_words: tuple[int, int],
+                   project: str) -> list[dict]:
     """A Claude Code transcript: prompt, then tool_use / tool_result pairs and replies (research 1.3-1.4)."""
     session = f"{rng.getrandbits(128):032x}"
     session = f"{session[:8]}-{session[8:12]}-4{session[13:16]}-8{session[17:20]}-{session[20:32]}"
@@ -133,7 +139,8 @@ def claude_session(rng: random.Random, start_ms: int, target: int, result_words:
     return lines
 
 
-def codex_rollout(rng: random.Random, start_ms: int, target: int, result_words: tuple[int, int], project: str) -> list[dict]:
+def codex_rollout(rng: random.Random, start_ms: int, target: int, result_words: tuple[int, int],
+                  project: str) -> list[dict]:
     """A Codex rollout: session_meta, turn_context, prompts, function calls and outputs (research 2.3-2.4)."""
     thread = f"0199{rng.getrandbits(112):028x}"
     thread = f"{thread[:8]}-{thread[8:12]}-7{thread[13:16]}-8{thread[17:20]}-{thread[20:32]}"
@@ -161,11 +168,13 @@ def codex_rollout(rng: random.Random, start_ms: int, target: int, result_words: 
         add("response_item", {"type": "function_call", "name": "shell", "call_id": call,
                               "arguments": json.dumps({"command": ["bash", "-lc", f"cat src/{step}.py"]})})
         add("response_item", {"type": "function_call_output", "call_id": call,
-                              "output": "Exit code: 0\nWall time: 0.1 seconds\nOutput:\n" + words(rng, rng.randint(*result_words))})
+                              "output": ("Exit code: 0\nWall time: 0.1 seconds\nOutput:\n"
+                                         + words(rng, rng.randint(*result_words)))})
         add("event_msg", {"type": "token_count", "info": {"total_token_usage": {"input_tokens": 1000 * step,
                           "cached_input_tokens": 0, "output_tokens": 90 * step, "reasoning_output_tokens": 0,
                           "total_tokens": 1090 * step}}, "rate_limits": None})
-    add("response_item", {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": words(rng, 40)}]})
+    add("response_item", {"type": "message", "role": "assistant",
+                          "content": [{"type": "output_text", "text": words(rng, 40)}]})
     return lines
 
 
@@ -183,7 +192,8 @@ def build_jsonl_home(home: Path, megabytes: int, profile: str, seed: int = 13) -
         else:
             lines = codex_rollout(rng, start, size, PROFILES[profile], project)
             day = 1 + files % 28
-            path = home / f".codex/sessions/2026/06/{day:02d}/rollout-2026-06-{day:02d}T10-00-00-{lines[0]['payload']['id']}.jsonl"
+            path = home / (f".codex/sessions/2026/06/{day:02d}/"
+                           f"rollout-2026-06-{day:02d}T10-00-00-{lines[0]['payload']['id']}.jsonl")
         total += _write_jsonl(path, lines)
     return {"files": files, "bytes": total}
 
@@ -206,7 +216,8 @@ def build_home(home: Path, megabytes: int, profile: str, seed: int = 11) -> dict
         total += len(data)
         files += 1
         history.append({"id": task_id, "number": task_number, "ts": int(task_id), "task": words(rng, 8),
-                        "tokensIn": 1000, "tokensOut": 100, "totalCost": 0.01, "workspace": f"/home/u/p{task_number % 20}"})
+                        "tokensIn": 1000, "tokensOut": 100, "totalCost": 0.01,
+                        "workspace": f"/home/u/p{task_number % 20}"})
     sessions = home / ".pearai/sessions"
     sessions.mkdir(parents=True)
     index = []
@@ -216,18 +227,21 @@ def build_home(home: Path, megabytes: int, profile: str, seed: int = 11) -> dict
         for _ in range(rng.randint(4, 20)):
             items.append({"message": {"role": "user", "content": words(rng, 30)}, "contextItems": []})
             items.append({"message": {"role": "assistant", "content": words(rng, 120)}, "contextItems": [],
-                          "promptLogs": [{"completionOptions": {"model": "pearai_model"}, "prompt": "", "completion": ""}]})
+                          "promptLogs": [{"completionOptions": {"model": "pearai_model"},
+                                          "prompt": "", "completion": ""}]})
         data = json.dumps({"history": items, "perplexityHistory": [], "sessionId": session_id, "title": "t",
                            "workspaceDirectory": "/home/u/p"}, separators=(",", ":"))
         (sessions / f"{session_id}.json").write_text(data)
         total += len(data)
         files += 1
-        index.append({"sessionId": session_id, "title": "t", "dateCreated": str(1759400000000 + number), "workspaceDirectory": "/home/u/p"})
+        index.append({"sessionId": session_id, "title": "t", "dateCreated": str(1759400000000 + number),
+                      "workspaceDirectory": "/home/u/p"})
     (sessions / "sessions.json").write_text(json.dumps(index))
     database = home / ".config/PearAI/User/globalStorage/state.vscdb"
     connection = sqlite3.connect(database)
     connection.execute("CREATE TABLE ItemTable (key TEXT UNIQUE ON CONFLICT REPLACE, value BLOB)")
-    connection.execute("INSERT INTO ItemTable VALUES (?, ?)", ("PearAI.pearai-roo-cline", json.dumps({"taskHistory": history})))
+    connection.execute("INSERT INTO ItemTable VALUES (?, ?)",
+                       ("PearAI.pearai-roo-cline", json.dumps({"taskHistory": history})))
     connection.commit()
     connection.close()
     return {"files": files, "bytes": total}
@@ -288,8 +302,8 @@ def run(work: Path, megabytes: int, repeat: int, profile: str) -> str:
         work.mkdir(parents=True)
         stats = build_home(home, megabytes, profile)
         (work / "built.json").write_text(json.dumps(stats))
-        subprocess.run([sys.executable, "-m", "aitrail.collector.cli", "collect", "--home", str(home), "-o", str(bundle),
-                        "--quiet"], check=True, stdout=subprocess.DEVNULL)
+        subprocess.run([sys.executable, "-m", "aitrail.collector.cli", "collect", "--home", str(home),
+                        "-o", str(bundle), "--quiet"], check=True, stdout=subprocess.DEVNULL)
     stats = json.loads((work / "built.json").read_text())
     results: dict[str, list[dict]] = {"floor": [], "aitrail": []}
     rows = 0
@@ -313,8 +327,10 @@ def run(work: Path, megabytes: int, repeat: int, profile: str) -> str:
 def report(stats: dict, results: dict, rows: int, repeat: int) -> str:
     megabytes = stats["bytes"] / 1e6
     lines = [
-        f"Machine: {os.cpu_count()} CPUs, {platform.machine()}, Linux {platform.release()}, Python {platform.python_version()}",
-        f"Corpus '{stats['profile']}': {stats['files']} parsed files, {megabytes:.0f} MB of transcripts; {rows:,} timeline rows ({stats['bytes'] / max(rows, 1):.0f} bytes of input per row)",
+        f"Machine: {os.cpu_count()} CPUs, {platform.machine()}, Linux {platform.release()}, "
+        f"Python {platform.python_version()}",
+        f"Corpus '{stats['profile']}': {stats['files']} parsed files, {megabytes:.0f} MB of transcripts; "
+        f"{rows:,} timeline rows ({stats['bytes'] / max(rows, 1):.0f} bytes of input per row)",
         f"Median of {repeat} warm-cache runs (one discarded warm-up round).",
         "",
         "| run | wall (s) | MB/s | rows/s | CPU use | peak memory, process tree PSS (MB) | vs floor |",

@@ -90,12 +90,14 @@ def build_home(home: Path, seed: int = 7) -> dict:
             files += 1
     for day in range(1, 31):  # Codex: 30 days x 100 rollouts
         for index in range(100):
-            total += jsonl_file(rng, home / f".codex/sessions/2026/06/{day:02d}/rollout-2026-06-{day:02d}T10-00-{index:02d}-x{index}.jsonl",
+            total += jsonl_file(rng, home / (f".codex/sessions/2026/06/{day:02d}/"
+                                             f"rollout-2026-06-{day:02d}T10-00-{index:02d}-x{index}.jsonl"),
                                 rng.randint(4_000, 20_000))
             files += 1
     for project in range(30):  # Gemini CLI: 30 projects x 100 chats
         for index in range(100):
-            total += jsonl_file(rng, home / f".gemini/tmp/p{project}/chats/session-2026-05-01T10-{index:02d}-{project:08d}.jsonl",
+            total += jsonl_file(rng, home / (f".gemini/tmp/p{project}/chats/"
+                                             f"session-2026-05-01T10-{index:02d}-{project:08d}.jsonl"),
                                 rng.randint(4_000, 20_000))
             files += 1
     for workspace in range(10):  # VS Code workspace state databases, about 5 MB each
@@ -180,8 +182,10 @@ def report(stats: dict, rows: dict, repeat: int) -> str:
     peak = {name: max(r for _, r in values) for name, values in rows.items()}
     zstd = subprocess.run(["zstd", "--version"], capture_output=True, text=True).stdout.strip()
     lines = [
-        f"Machine: {os.cpu_count()} CPUs, {platform.machine()}, Linux {platform.release()}, Python {platform.python_version()}, {zstd}",
-        f"Data: {stats['files']} agent files, {stats['bytes'] / 1e6:.0f} MB (JSONL + SQLite); noisy home adds 200,000 unrelated files",
+        f"Machine: {os.cpu_count()} CPUs, {platform.machine()}, Linux {platform.release()}, "
+        f"Python {platform.python_version()}, {zstd}",
+        f"Data: {stats['files']} agent files, {stats['bytes'] / 1e6:.0f} MB (JSONL + SQLite); "
+        "noisy home adds 200,000 unrelated files",
         f"Median of {repeat} warm-cache runs (one discarded warm-up round).",
         "",
         "| run | wall time (s) | peak RSS (MB) | vs baseline |",
@@ -193,7 +197,8 @@ def report(stats: dict, rows: dict, repeat: int) -> str:
         ratio = median[key] / median["baseline"]
         lines.append(f"| {names[key]} | {median[key]:.2f} | {peak[key] / 1024:.0f} | {ratio:.2f}x |")
     lines.append("")
-    lines.append(f"Unrelated files change aitrail's time by {100 * (median['aitrail-noisy'] / median['aitrail'] - 1):+.1f}%.")
+    lines.append("Unrelated files change aitrail's time by "
+                 f"{100 * (median['aitrail-noisy'] / median['aitrail'] - 1):+.1f}%.")
     return "\n".join(lines)
 
 

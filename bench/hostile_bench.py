@@ -77,8 +77,9 @@ def deep_json(home: Path) -> None:
 
 
 def worst_json(home: Path) -> None:
-    """Two Claude transcripts, each a line of the costliest JSON shape found just within the decode cap:
-    18 MiB of two-character strings (3.9M values, about 250 MiB of objects), then a prompt.
+    """Two Claude transcripts, each a line of the costliest JSON shape found just within the decode cap.
+
+    That line is 18 MiB of two-character strings (3.9M values, about 250 MiB of objects); a prompt follows it.
     """
     line = b"[" + b",".join([b'"ab"'] * 3_880_000) + b"]\n"
     prompt = b'{"type":"user","uuid":"u","sessionId":"s","timestamp":"2026-07-02T09:14:05.000Z",' \
@@ -90,8 +91,9 @@ def worst_json(home: Path) -> None:
 
 
 def many_records(home: Path, count: int = 1_000_000) -> None:
-    """A Claude transcript and a Codex rollout of ``count`` tiny records each (about 170 MB apiece):
-    what the parsers keep per record (branch tracking, duplicate pairing) grows with the file.
+    """A Claude transcript and a Codex rollout of ``count`` tiny records each (about 170 MB apiece).
+
+    What the parsers keep per record (branch tracking, duplicate pairing) grows with the file: this loads it.
     """
     transcript = home / ".claude/projects/-home-dev-x/4f9d2c1e-7b3a-4e55-9a0c-2d6e8b1f0a37.jsonl"
     transcript.parent.mkdir(parents=True)

@@ -82,14 +82,17 @@ def test_readme_states_the_parser_rows_the_golden_file_holds(case: Path):
 
 @pytest.mark.parametrize("case", cases(), ids=lambda path: f"{path.parent.name}/{path.name}")
 def test_every_tool_call_has_its_result_or_says_why_not(case: Path):
-    """Across every agent: a tool_use row with an id is answered by a tool_result row with the
-    same id (same agent and session), or by a `parser: no result recorded for tool call <id>` row.
+    """Across every agent, each tool_use row with an id is answered, or a parser row says why not.
+
+    The answer is a tool_result row with the same id (same agent and session), or a
+    `parser: no result recorded for tool call <id>` row.
     """
     import csv
 
     with open(case / "expected.csv", newline="", encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
-    results = {(row["agent"], row["session_id"], row["tool_use_id"]) for row in rows if row["turn_type"] == "tool_result"}
+    results = {(row["agent"], row["session_id"], row["tool_use_id"])
+               for row in rows if row["turn_type"] == "tool_result"}
     notes = " ".join(row["text"] for row in rows if row["text"].startswith("parser: no result recorded for tool call"))
     for row in rows:
         if row["turn_type"] == "tool_use" and row["tool_use_id"]:

@@ -82,11 +82,11 @@ def test_rate_limiter_is_at_most_once_per_interval():
     now = [100.0]
     limiter = RateLimiter(1.0, clock=lambda: now[0])
     ticks = []
-    for step in range(50):  # 0.25 s apart: 12.25 s
+    for _ in range(50):  # 0.25 s apart: 12.25 s
         now[0] += 0.25
         ticks.append(limiter.ready())
     assert sum(ticks) == 12 and ticks[:4] == [False, False, False, True]
-    assert all(not (a and b) for a, b in zip(ticks, ticks[1:]))
+    assert all(not (a and b) for a, b in zip(ticks, ticks[1:], strict=False))  # consecutive pairs
 
 
 # -- the structural check comes before any parser --------------------------------------------

@@ -149,7 +149,8 @@ def test_values_nested_near_the_interpreter_limit_do_not_crash_a_parser(depth):
     rows = run(FakeBundle({("claude_code.transcripts", TRANSCRIPT): data}), TRANSCRIPT, "claude_code.transcript.v1")
     assert not any("crashed" in text for text in texts(rows)), texts(rows)
     assert "after" in texts(rows)
-    assert any(text.startswith("parser: unparseable line (invalid JSON: nested") for text in texts(rows)) == (depth > 190)
+    assert (any(text.startswith("parser: unparseable line (invalid JSON: nested") for text in texts(rows))
+            == (depth > 190))
 
 
 def test_decode_json_bounds_nesting_whatever_the_stack():

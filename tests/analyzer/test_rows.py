@@ -34,7 +34,8 @@ def test_formatting_keeps_milliseconds_or_all_nine_digits():
     assert format_timestamp(None) == ""
 
 
-@pytest.mark.parametrize("value, expected", [(1759400000000, 1_759_400_000_000_000_000), ("1759400000000", 1_759_400_000_000_000_000),
+@pytest.mark.parametrize("value, expected", [(1759400000000, 1_759_400_000_000_000_000),
+                                             ("1759400000000", 1_759_400_000_000_000_000),
                                              (True, None), ("soon", None), (-5, None)])
 def test_ns_from_ms(value, expected):
     assert ns_from_ms(value) == expected

@@ -62,7 +62,8 @@ def test_an_allocation_past_the_heap_limit_fails_as_a_named_query(guarded):
 
 
 def test_views_and_virtual_tables_are_not_real_tables(guarded):
-    connection = guarded("CREATE TABLE t (a); CREATE VIEW v AS SELECT 1; CREATE VIRTUAL TABLE r USING rtree(id, x0, x1);")
+    connection = guarded("CREATE TABLE t (a); CREATE VIEW v AS SELECT 1;"
+                         " CREATE VIRTUAL TABLE r USING rtree(id, x0, x1);")
     assert sqlite_safe.is_real_table(connection, "t")
     assert not sqlite_safe.is_real_table(connection, "v")
     assert not sqlite_safe.is_real_table(connection, "r")
@@ -101,13 +102,15 @@ def global_state(data: bytes) -> list[str]:
 
 def test_an_item_table_that_is_a_view_is_not_queried(tmp_path):
     data = vscdb(tmp_path, f"CREATE VIEW ItemTable AS {INFINITE} SELECT '{ROW}' AS key, x AS value FROM n WHERE x < 0;")
-    assert global_state(data) == ["parser: unparseable file (state.vscdb: cannot query ItemTable: no such table: ItemTable)"]
+    assert global_state(data) == ["parser: unparseable file"
+                                  " (state.vscdb: cannot query ItemTable: no such table: ItemTable)"]
 
 
 def test_a_generated_value_column_is_not_read(tmp_path):
     data = vscdb(tmp_path, "CREATE TABLE ItemTable (key TEXT UNIQUE, value BLOB AS (zeroblob(900000000)));"
                            f"INSERT INTO ItemTable (key) VALUES ('{ROW}');")
-    assert global_state(data) == ["parser: unparseable file (state.vscdb: cannot query ItemTable: no such column: value)"]
+    assert global_state(data) == ["parser: unparseable file"
+                                  " (state.vscdb: cannot query ItemTable: no such column: value)"]
 
 
 def test_an_item_value_over_the_cap_is_a_row(tmp_path, monkeypatch):

@@ -48,7 +48,8 @@ def rewrite(source: Path, destination: Path, replace: dict[str, bytes] | None = 
     """
     replace = dict(replace or {})
     with BundleReader(source) as reader:
-        members = [(m, _header(reader, m), reader.read_data(m.name) if m.type == "file" else b"") for m in reader.members]
+        members = [(m, _header(reader, m), reader.read_data(m.name) if m.type == "file" else b"")
+                   for m in reader.members]
     data = {member.name: replace.get(member.name, body) for member, _, body in members}
     if recompute_manifests:
         data["manifest-sha256.txt"] = _rehash(data["manifest-sha256.txt"], data)
@@ -82,8 +83,9 @@ def read_index(path: Path) -> dict:
 
 def replace_index(source: Path, destination: Path, index_json: bytes, trailer_extra: bytes = b"",
                   compressed: bool = False) -> None:
-    """Copy a bundle's frames and give it a new index (any bytes; already zstd with ``compressed``),
-    sealed with a correct trailer digest.
+    """Copy a bundle's frames and give it a new index, sealed with a correct trailer digest.
+
+    The new index is any bytes, taken as already zstd-compressed with ``compressed``.
     """
     import zstandard
 

@@ -91,7 +91,8 @@ def test_under_root_absolute_values_are_resolved_inside_the_image(cli, tmp_path,
     outside = write_tree(tmp_path / "outside", {"m.md": SECRET})
     image = tmp_path / "image"
     write_tree(image, {
-        "home/alice/.toy/settings.json": json.dumps({"memoryDirectory": value.format(outside=str(outside).lstrip("/"))}),
+        "home/alice/.toy/settings.json": json.dumps(
+            {"memoryDirectory": value.format(outside=str(outside).lstrip("/"))}),
         "home/alice/.toy/index.json": "[]",
         "etc/shadow": b"root:$6$image-hash:19000:0:99999:7:::\n",
     })
@@ -199,7 +200,8 @@ def test_the_issue_link_attacks_on_the_real_catalog(cli, tmp_path):
 
 
 def test_a_link_to_another_directory_of_the_same_store_is_followed_with_its_globs(cli, tmp_path):
-    home = write_tree(tmp_path / "h", {".toy/sessions/p1/s.jsonl": "{}\n", ".toy/sessions/p1/x.txt": "not a transcript"})
+    home = write_tree(tmp_path / "h", {".toy/sessions/p1/s.jsonl": "{}\n",
+                                       ".toy/sessions/p1/x.txt": "not a transcript"})
     os.symlink("p1", home / ".toy/sessions/p2")
     out = tmp_path / "b.tar.zst"
     assert toy_collect(cli, home, out).exit_code == 0
@@ -267,7 +269,7 @@ def _remove_deep_tree(base: Path, depth: int, leaf: str) -> None:
         for name in names:
             fds.append(os.open(name, os.O_RDONLY | os.O_DIRECTORY, dir_fd=fds[-1]))
         os.unlink(leaf, dir_fd=fds[-1])
-        for index in range(depth, 0, -1):
+        for _ in range(depth, 0, -1):
             os.close(fds.pop())
             os.rmdir("d", dir_fd=fds[-1])
     finally:

@@ -12,7 +12,8 @@ import pytest
 from aitrail.collector.bundle.tarheader import ns_text, regular_file_header
 
 CASES = [
-    ("data/h/a.json", 5, 0o100644, 1000, 1000, 1_650_000_000_987_654_321, 1_600_000_000_000_000_001, 1_650_000_001_000_000_000),
+    ("data/h/a.json", 5, 0o100644, 1000, 1000,
+     1_650_000_000_987_654_321, 1_600_000_000_000_000_001, 1_650_000_001_000_000_000),
     ("data/h/" + "long-" * 40 + ".jsonl", 0, 0o100600, 0, 0, 0, None, None),
     ("data/h/caf\u00e9/\u65e5\u672c.txt", 3, 0o100444, 4_294_967_294, 3_000_000, 1_700_000_000_000_000_000, None, None),
     ("data/h/old", 1, 0o104755, 1, 2, -1_500_000_000, -1, 0),
@@ -41,7 +42,8 @@ def test_ns_text_handles_negative_times():
 @pytest.mark.skipif(not shutil.which("tar"), reason="GNU tar is needed")
 def test_gnu_tar_lists_the_header(tmp_path):
     data = b"hello"
-    header = regular_file_header("data/h/caf\u00e9.json", len(data), 0o100640, 1234, 5678, 1_650_000_000_500_000_000, None, None)
+    header = regular_file_header("data/h/caf\u00e9.json", len(data), 0o100640, 1234, 5678,
+                                 1_650_000_000_500_000_000, None, None)
     archive = tmp_path / "a.tar"
     archive.write_bytes(header + data + b"\0" * (512 - len(data)) + b"\0" * 1024)
     listing = subprocess.run(["tar", "--numeric-owner", "--full-time", "-tvf", archive], capture_output=True,

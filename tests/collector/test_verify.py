@@ -111,7 +111,8 @@ def test_flipped_byte_in_every_member_fails_and_names_it(signed_bundle, tmp_path
 
 def test_flipped_byte_in_the_index_or_trailer_fails(signed_bundle, tmp_path):
     _, index_offset, size = _members(signed_bundle)
-    for offset, expected in ((index_offset + 20, "index"), (size - TRAILER.size + 3, "index"), (size - 2, "incomplete")):
+    for offset, expected in ((index_offset + 20, "index"), (size - TRAILER.size + 3, "index"),
+                             (size - 2, "incomplete")):
         damaged = copy_without_sidecar(signed_bundle, tmp_path)
         flip_byte(damaged, offset)
         report = verify(str(damaged))
