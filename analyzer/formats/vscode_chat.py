@@ -78,6 +78,11 @@ def _text(value: object) -> str:
     return ""
 
 
+def _list(value: object) -> list:
+    """``value`` if it is an array, else an empty one: a field of the wrong type is skipped, not iterated."""
+    return value if isinstance(value, list) else []
+
+
 def _joined(value: object) -> str:
     """A string, a list of strings (thinking), or a MarkdownString, as one text."""
     if isinstance(value, list):
@@ -284,13 +289,13 @@ def _parts(response: object, locate: Locate, path: tuple) -> tuple[list[Response
 
 def _rounds(metadata: dict, locate: Locate, path: tuple) -> list[ToolRound]:
     rounds = []
-    for index, round_ in enumerate(metadata.get("toolCallRounds") or ()):
+    for index, round_ in enumerate(_list(metadata.get("toolCallRounds"))):
         if not isinstance(round_, dict):
             continue
         where = path + ("toolCallRounds", index)
         calls = [ToolCall(_text(call.get("id")), _text(call.get("name")), _compact(call.get("arguments", "")), index,
                           locate(*where, "toolCalls", position))
-                 for position, call in enumerate(round_.get("toolCalls") or ()) if isinstance(call, dict)]
+                 for position, call in enumerate(_list(round_.get("toolCalls"))) if isinstance(call, dict)]
         thinking = round_.get("thinking")
         thinking = thinking.get("text") if isinstance(thinking, dict) else thinking
         rounds.append(ToolRound(_text(round_.get("id")), _text(round_.get("response")), _joined(thinking),
@@ -341,7 +346,7 @@ def normalise_session(data: dict, generation: str, locate: Locate) -> ChatSessio
     title = _text(data.get("customTitle")) or _text(data.get("computedTitle"))
     creation = ns_from_ms(data.get("creationDate"))
     requests = [_request(request, index, locate)
-                for index, request in enumerate(data.get("requests") or ()) if isinstance(request, dict)]
+                for index, request in enumerate(_list(data.get("requests"))) if isinstance(request, dict)]
     last = ns_from_ms(data.get("lastMessageDate"))
     if last is None:  # v1 and gen C: the newest request, else the creation
         times = [moment for request in requests for moment in (request.completed_ns, request.timestamp_ns) if moment]
