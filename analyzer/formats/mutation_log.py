@@ -3,7 +3,7 @@
 Gen C Copilot chat sessions (``chatSessions/<id>.jsonl``, VS Code >= 1.109) are
 such a log (research/formats-vscode-family.md 2.7; microsoft/vscode@ce1580aa
 src/vs/workbench/contrib/chat/common/model/objectMutationLog.ts ``EntryKind``,
-``ObjectMutationLog.read``). One JSON object per line:
+``ObjectMutationLog.read``, ``_applySet``, ``_applyPush``, ``_diffArray``). One JSON object per line:
 
 - ``{"kind":0,"v":obj}`` Initial: the whole object (line 1; the writer compacts
   the file into one such line past its line threshold);
@@ -14,7 +14,16 @@ src/vs/workbench/contrib/chat/common/model/objectMutationLog.ts ``EntryKind``,
   as JavaScript's ``delete`` leaves a hole).
 
 Paths mix object keys and array indexes. Replay applies the lines in order, last
-write wins. Every line is accounted for: one that is not JSON, comes before any
+write wins, as upstream's ``read`` does (an Initial on a later line starts the
+object again; a Push onto a missing key creates the array). Where upstream's
+reader would throw and lose the whole session (a line that is not JSON, a path
+through a missing value), this replay reports the line and goes on. One
+difference is kept on purpose: upstream ignores a Set with an empty path (its
+writer emits one when the root object's key fields change), this replay applies
+it, so the newest state the writer meant is the one shown. A truncating ``i``
+longer than the array (JavaScript would pad it with holes) is a problem row.
+
+Every line is accounted for: one that is not JSON, comes before any
 Initial, names a path that does not exist, or would nest the object deeper than
 decode.MAX_NESTING is one ``parser:`` row at its line, and replay goes on with the
 next. ``Origins`` records which line last wrote each part of the object, so each
@@ -185,12 +194,17 @@ def _set(root: object, path: tuple, value: object) -> object:
 
 def _push(root: object, path: tuple, items: object, truncate: object) -> int:
     """Apply a Push; the index of the first appended item."""
-    target = _parent(root, path + ("",))  # the value at ``path`` itself
+    if not path:
+        raise Unapplicable("push onto the whole object")
+    parent = _parent(root, path)
+    if isinstance(parent, dict) and parent.get(path[-1]) in (None, False, 0, ""):
+        parent[path[-1]] = []  # upstream: ``current[key] || []``, a missing array is created
+    target = _step(parent, path[-1], path[:-1])
     if not isinstance(target, list):
         raise Unapplicable(f"a {type(target).__name__} at {list(path)}, not an array")
     if truncate is not None:
-        if isinstance(truncate, bool) or not isinstance(truncate, int) or truncate < 0:
-            raise Unapplicable(f"i is {truncate!r}, not an array length")
+        if isinstance(truncate, bool) or not isinstance(truncate, int) or not 0 <= truncate <= len(target):
+            raise Unapplicable(f"i is {truncate!r}, not a length up to the array's ({len(target)})")
         del target[truncate:]
     start = len(target)
     if items is not None:

@@ -114,3 +114,11 @@ def test_origins_of_unrecorded_paths():
     assert origins.line_of(("a",)) == 0
     origins.changed(("a",), 3)
     assert origins.line_of(("a", 0)) == 0 and origins.line_of(("a",)) == 3
+
+
+def test_push_onto_a_missing_key_creates_the_array_as_upstream_does():
+    result = replay(log(BASE, {"kind": 2, "k": ["pending"], "v": [1]}, {"kind": 2, "k": ["requests"], "i": 3},
+                        {"kind": 2, "k": [], "v": [1]}))
+    assert result.value["pending"] == [1] and result.locator("pending", 0) == "line:2"
+    assert [draft.locator for draft in result.problems] == ["line:3", "line:4"]
+    assert "not a length up to" in result.problems[0].text
