@@ -11,9 +11,11 @@ Shapes read (the file is decoded as JSONC: VS Code's ``mcp.json`` allows comment
 
 A config has ``command``/``args``/``cwd`` (stdio) or ``url`` (sse, streamable
 HTTP), ``type`` (legacy ``transportType``), ``disabled``, and the standing
-approval list: ``alwaysAllow`` in Roo Code and its forks, ``autoApprove`` in
-Cline (cline/cline src/services/mcp/schemas.ts ``BaseConfigSchema``; Roo:
-RooCodeInc/Roo-Code src/services/mcp/McpHub.ts, ``alwaysAllow``, ``disabledTools``).
+approval list: ``autoApprove`` in Cline (cline/cline@1a196376
+src/services/mcp/schemas.ts ``BaseConfigSchema``, legacy ``transportType``),
+``alwaysAllow`` plus ``disabledTools`` in Roo Code and its forks (``BaseConfigSchema``
+of src/services/mcp/McpHub.ts, seen in index copies of Roo Code forks; the
+upstream commit is not pinned here). Both spellings are read as the file has them.
 
 **Secrets never leave this module.** ``env`` and ``headers`` hold API keys and
 bearer tokens (research 6.6: "MCP env values in mcp_settings.json"): only their

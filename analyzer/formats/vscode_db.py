@@ -95,6 +95,11 @@ def has_table(connection: sqlite3.Connection, table: str) -> bool:
         return False
 
 
+def missing_table(table: str) -> str:
+    """The reason for the caller's row when ``has_table`` is False, in docs/timeline.md's wording."""
+    return f"cannot query {table}: no such table: {table}"
+
+
 def _lossless_text(raw: bytes) -> str:
     # as text_factory: invalid UTF-8 is kept byte for byte (surrogateescape) instead of aborting the query
     return raw.decode("utf-8", "surrogateescape")

@@ -100,6 +100,7 @@ def test_a_view_named_item_table_is_not_read(tmp_path):
     connection.close()
     guarded = connect(path)
     assert not vscode_db.has_table(guarded, ITEM_TABLE)
+    assert vscode_db.missing_table(ITEM_TABLE) == "cannot query ItemTable: no such table: ItemTable"
     assert list(vscode_db.rows_by_prefix(guarded, "")) == []
     assert list(vscode_db.rows_by_key(guarded, "a")) == []
 
