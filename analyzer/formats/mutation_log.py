@@ -35,6 +35,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from aitrail.analyzer.bundle import MemberUnreadable
 from aitrail.analyzer.context import RawLine
 from aitrail.analyzer.formats.decode import MAX_NESTING, decode_json
 from aitrail.analyzer.formats.text import bad_line
@@ -104,6 +105,7 @@ class Replay:
     problems: list[Draft] = field(default_factory=list)
     lines: int = 0  # lines applied
     last_line: int = 0  # number of the last line read
+    failure: MemberUnreadable | None = None  # the content ended early: raise it after yielding the rows
 
     def locator(self, *path: object) -> str:
         """``line:N`` of the line that last wrote ``path`` (the Initial's line for values it alone gave)."""
@@ -263,9 +265,22 @@ def apply_entry(replay: Replay, entry: dict, line: int) -> None:
 
 
 def replay_lines(lines: Iterable[RawLine | Draft]) -> Replay:
-    """Replay a mutation log given as ``ParseContext.lines()`` items; every unusable line is a problem row."""
+    """Replay a mutation log given as ``ParseContext.lines()`` items; every unusable line is a problem row.
+
+    If the member ends early (``lines`` raises MemberUnreadable after the lines
+    it could give), the replay keeps what was read and holds the error in
+    ``failure``: the caller yields its rows, then raises it for dispatch to report.
+    """
     replay = Replay()
-    for item in lines:
+    items = iter(lines)
+    while True:
+        try:
+            item = next(items)
+        except StopIteration:
+            break
+        except MemberUnreadable as exc:  # e.g. a cut zstd stream: what was read is still replayed
+            replay.failure = exc
+            break
         if isinstance(item, Draft):  # a line over the length limit: already its own row
             replay.problems.append(item)
             continue

@@ -371,6 +371,7 @@ def session_from_log(replay: Replay) -> ChatSession | None:
     """A gen C ``<id>.jsonl`` replayed (mutation_log.replay_lines); None when no line gave a session object.
 
     The replay's problem rows travel in ``problems``; each value cites the line that last wrote it.
+    A member that ended early is ``replay.failure``, for the caller to raise after its rows.
     """
     if not isinstance(replay.value, dict):
         return None

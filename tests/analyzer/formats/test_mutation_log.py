@@ -122,3 +122,16 @@ def test_push_onto_a_missing_key_creates_the_array_as_upstream_does():
     assert result.value["pending"] == [1] and result.locator("pending", 0) == "line:2"
     assert [draft.locator for draft in result.problems] == ["line:3", "line:4"]
     assert "not a length up to" in result.problems[0].text
+
+
+def test_a_member_that_ends_early_keeps_what_was_replayed():
+    from aitrail.analyzer.bundle import MemberUnreadable
+
+    def cut():
+        yield from split_lines(log(BASE, {"kind": 1, "k": ["title"], "v": "b"}))
+        raise MemberUnreadable("the zstd stream ends in the middle of a frame")
+
+    result = replay_lines(cut())
+    assert result.value == {"requests": [], "title": "b"}
+    assert isinstance(result.failure, MemberUnreadable) and result.problems == []
+    assert replay(log(BASE)).failure is None

@@ -209,3 +209,25 @@ def test_unreadable_other_copy_gives_no_keys(tmp_path):
                          ("s.state", "state.vscdb.backup"): b"x"})
     backup = ParseContext(bundle, bundle.source("state.vscdb.backup"), {})
     assert vscode_db.keys_in(backup, vscode_db.live_of(backup), "") == set()
+
+
+def test_rows_only_in_the_wal_are_read(tmp_path):
+    import shutil
+
+    live = tmp_path / "live"
+    live.mkdir()
+    writer = sqlite3.connect(live / "state.vscdb")
+    writer.execute("PRAGMA journal_mode=WAL")
+    writer.execute("PRAGMA wal_autocheckpoint=0")
+    writer.execute("CREATE TABLE cursorDiskKV (key TEXT UNIQUE ON CONFLICT REPLACE, value BLOB)")
+    writer.commit()
+    writer.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    writer.execute("INSERT INTO cursorDiskKV VALUES ('bubbleId:c:newest', '{}')")
+    writer.commit()  # in the -wal only: the writer stays open, so nothing is checkpointed
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    for suffix in ("", "-wal"):
+        shutil.copy(live / f"state.vscdb{suffix}", copy / f"state.vscdb{suffix}")
+    writer.close()
+    assert [row.key for row in vscode_db.rows_by_prefix(connect(copy / "state.vscdb"), "bubbleId:c:",
+                                                         CURSOR_TABLE)] == ["bubbleId:c:newest"]
