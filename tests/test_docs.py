@@ -17,8 +17,9 @@ SEED_SECTIONS = ("## Collection", "## Record schema", "## Joins and timestamps",
 
 def parsed_agents() -> list[str]:
     from aitrail.analyzer.parsers import MODULES
+    from aitrail.analyzer.registry import agent_id
 
-    return [module.__name__.rsplit(".", 1)[-1].replace("_", "-") for module in MODULES]
+    return [agent_id(module) for module in MODULES]
 
 
 @pytest.mark.parametrize("agent", parsed_agents())

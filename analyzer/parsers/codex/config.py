@@ -32,11 +32,12 @@ import ast
 import json
 from collections.abc import Iterator
 
-from aitrail.analyzer.formats.decode import decode_toml
 from aitrail.analyzer.context import ParseContext
+from aitrail.analyzer.formats.decode import decode_toml
 from aitrail.analyzer.formats.text import bad_file, bad_line, excerpt
-from aitrail.analyzer.parsers.codex_items import json_value
 from aitrail.analyzer.rows import Draft
+
+from .items import json_value
 
 try:  # Python 3.11+; the analyzer's other parsers run on 3.10 too
     import tomllib
@@ -80,6 +81,11 @@ def _read_toml(ctx: ParseContext) -> tuple[dict | None, str]:
 
 
 def parse_config(ctx: ParseContext) -> Iterator[Draft]:
+    """config.toml: ``model:`` and ``permission setting:`` rows for the keys and tables that grant or choose.
+
+    Project trust levels and profiles are read the same way; every row takes the file's
+    mtime, and the keys not read are named in one ``config: other keys set`` row.
+    """
     document, problem = _read_toml(ctx)
     if document is None:
         yield bad_file(f"{ctx.source.name}: {problem}")
@@ -209,6 +215,10 @@ def rule_text(node: ast.stmt, source: str) -> str | None:
 
 
 def parse_rules(ctx: ParseContext) -> Iterator[Draft]:
+    """rules/*.rules (Starlark): one ``permission setting:`` row per ``prefix_rule`` statement.
+
+    A statement that is not a rule is named as not read; a file with only comments says so.
+    """
     try:
         text = ctx.config_data().decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -4,7 +4,7 @@ Pure functions, no state: which user-role texts the user typed (and which
 Claude Code injected), how a tool result's content becomes text, which
 result texts are permission denials, and the one-line text of system,
 attachment and metadata entries. The stateful walk over a transcript
-(joins, tree, streaming merge) is in claude_code_transcript.py.
+(joins, tree, streaming merge) is in transcript.py.
 
 Sample user entries::
 

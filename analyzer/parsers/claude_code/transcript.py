@@ -43,8 +43,9 @@ from dataclasses import dataclass, field
 from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.formats.jsonl import Line, read_jsonl
 from aitrail.analyzer.formats.text import bad_line, bad_record
-from aitrail.analyzer.parsers import claude_code_content as content
 from aitrail.analyzer.rows import Draft, ns_from_iso
+
+from . import content
 
 SYNTHETIC_MODEL = "<synthetic>"  # replies Claude Code writes itself (API errors, "No response requested.")
 CALL_BLOCKS = ("tool_use", "server_tool_use", "mcp_tool_use")

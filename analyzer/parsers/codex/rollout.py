@@ -24,6 +24,7 @@ openai/codex@43809a454e (#3380, tagged lines); openai/codex@0846c126ea codex-rs/
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 
@@ -32,8 +33,10 @@ from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.formats.decode import decode_json
 from aitrail.analyzer.formats.jsonl import Line, read_jsonl
 from aitrail.analyzer.formats.scan import search_after
-from aitrail.analyzer.formats.text import bad_file, bad_line, excerpt
-from aitrail.analyzer.parsers.codex_items import (
+from aitrail.analyzer.formats.text import bad_file, bad_line, bad_record, excerpt, json_document
+from aitrail.analyzer.rows import Draft, ns_from_iso
+
+from .items import (
     ItemReader,
     as_dict,
     as_text,
@@ -44,7 +47,6 @@ from aitrail.analyzer.parsers.codex_items import (
     reasoning_texts,
     signature,
 )
-from aitrail.analyzer.rows import Draft, ns_from_iso
 
 TAGGED_TYPES = ("session_meta", "turn_context", "response_item", "event_msg", "compacted")
 THREAD_ID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
@@ -359,3 +361,48 @@ def read_rollout(ctx: ParseContext) -> Iterator[Draft]:
         yield reader.owned(bad_file(f"{reason}; the rows before this one come from the complete lines "
                                     "ahead of the damage"))
     yield from reader.orphans()
+
+
+def parse_rollout(ctx: ParseContext) -> Iterator[Draft]:
+    """Tagged rollouts, and untagged ones in date folders or archives (each line says which it is)."""
+    yield from read_rollout(ctx)
+
+
+def parse_rollout_untagged(ctx: ParseContext) -> Iterator[Draft]:
+    """The flat ``sessions/rollout-*.jsonl`` files of 2025-05 to 2025-07: untagged lines only.
+
+    Same reader: a line of another generation found here is still read as what it is.
+    """
+    yield from read_rollout(ctx)
+
+
+def parse_rollout_legacy_json(ctx: ParseContext) -> Iterator[Draft]:
+    """The TypeScript CLI's ``{"session": {...}, "items": [...]}``; every row at the session's start."""
+    document, problem = json_document(ctx.data, "rollout")
+    if problem is not None:
+        yield problem
+        return
+    session = as_dict(document.get("session"))
+    # one time for the whole file: the session's start, a session-level time ("index")
+    moment = {"timestamp_ns": ns_from_iso(session.get("timestamp")), "timestamp_source": "index",
+              "session_id": as_text(session.get("id")) or thread_id_from_name(ctx.source.name)}
+    if "session" in document:
+        yield Draft("system", f"session start: id={as_text(session.get('id'))} (TypeScript CLI rollout)",
+                    "json:/session", **moment)
+        instructions = session.get("instructions")
+        if isinstance(instructions, str) and instructions.strip():
+            yield Draft("system", f"instructions: {instructions}", "json:/session/instructions", **moment)
+    else:
+        yield bad_record("json:/", "rollout without a session object")
+    items = document.get("items")
+    if not isinstance(items, list):
+        yield bad_record("json:/items", "rollout without an items array")
+        return
+    reader = ItemReader()
+    for position, item in enumerate(items):
+        locator = f"json:/items/{position}"
+        if not isinstance(item, dict):
+            yield bad_record(locator, "item is not an object", json.dumps(item)[:2000])
+            continue
+        yield from reader.rows(item, locator, moment)
+    yield from reader.calls.orphans()

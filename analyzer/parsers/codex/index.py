@@ -25,13 +25,11 @@ import json
 import sqlite3
 from collections.abc import Iterator
 
-from aitrail.analyzer.formats.decode import decode_json
 from aitrail.analyzer import sqlite_safe
 from aitrail.analyzer.context import ParseContext
+from aitrail.analyzer.formats.decode import decode_json
 from aitrail.analyzer.formats.jsonl import Line, read_jsonl
 from aitrail.analyzer.formats.text import bad_file, bad_line, bad_record, json_document
-from aitrail.analyzer.parsers.codex_items import as_text, json_value
-from aitrail.analyzer.parsers.codex_rollout import thread_id_from_name
 from aitrail.analyzer.rows import (
     Draft,
     format_timestamp,
@@ -39,6 +37,9 @@ from aitrail.analyzer.rows import (
     ns_from_ms,
     ns_from_seconds,
 )
+
+from .items import as_text, json_value
+from .rollout import thread_id_from_name
 
 ROLLOUT_STORES = ("rollouts", "rollouts_compressed", "archived_rollouts", "archived_rollouts_compressed",
                   "rollouts_untagged_flat", "rollouts_legacy_json")
@@ -59,6 +60,7 @@ def rollout_ids(ctx: ParseContext) -> frozenset[str]:
 
 
 def parse_history(ctx: ParseContext) -> Iterator[Draft]:
+    """history.jsonl (secondary): one user row per prompt, at its ``ts`` (seconds), with its session id."""
     for line in read_jsonl(ctx):
         if not isinstance(line, Line):
             yield line
@@ -73,6 +75,7 @@ def parse_history(ctx: ParseContext) -> Iterator[Draft]:
 
 
 def parse_history_legacy_json(ctx: ParseContext) -> Iterator[Draft]:
+    """The TypeScript CLI's history.json: one user row per ``command``, at its ``timestamp`` (ms)."""
     entries, problem = json_document(ctx.data, "history.json", list)
     if problem is not None:
         yield problem
@@ -90,6 +93,7 @@ def parse_history_legacy_json(ctx: ParseContext) -> Iterator[Draft]:
 
 
 def parse_session_index(ctx: ParseContext) -> Iterator[Draft]:
+    """session_index.jsonl: a thread's name, or a ``session:`` row when its rollout is not in the bundle."""
     known = rollout_ids(ctx)
     for line in read_jsonl(ctx):
         if not isinstance(line, Line):

@@ -1,6 +1,6 @@
 """Claude Code prompt history: history.jsonl (+ paste-cache/) and the 1.0.x history in ~/.claude.json.
 
-Both are secondary sources (the second is read by claude_code_state.parse_global_state):
+Both are secondary sources (the second is read by state.parse_global_state):
 every prompt in them is also a ``user`` row of a transcript while the
 transcript exists, so the rows are written exactly as the transcript's user
 row would be (pastes expanded in place of their placeholder, slash commands

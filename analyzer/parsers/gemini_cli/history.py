@@ -32,17 +32,18 @@ import re
 from collections.abc import Iterator
 from urllib.parse import unquote
 
-from aitrail.analyzer.formats.decode import decode_json, decode_json_at
 from aitrail.analyzer.context import ParseContext, RawLine
+from aitrail.analyzer.formats.decode import decode_json, decode_json_at
 from aitrail.analyzer.formats.text import bad_file, bad_line, bad_record, json_document
-from aitrail.analyzer.parsers.gemini_cli_messages import (
+from aitrail.analyzer.rows import Draft, ns_from_iso
+
+from .messages import (
     Message,
     SessionRenderer,
     compact,
     moment,
 )
-from aitrail.analyzer.parsers.gemini_cli_projects import folder_of, project_path
-from aitrail.analyzer.rows import Draft, ns_from_iso
+from .projects import folder_of, project_path
 
 _CHECKPOINT_TIME = re.compile(r"^(\d{4}-\d\d-\d\dT\d\d)-(\d\d)-(\d\d)_(\d{3})Z-")
 _PROMPT_SEPARATOR = "########"  # prompt ids are <sessionId>########<turn>
@@ -107,6 +108,7 @@ def _skip(text: str, position: int) -> int:
 
 
 def parse_logs_json(ctx: ParseContext) -> Iterator[Draft]:
+    """logs.json (secondary): the prompt log, a user row per user entry and a system row for other types."""
     items, problem = array_items(ctx.data)
     project = project_path(ctx)
     for index, entry in enumerate(items):
@@ -158,6 +160,7 @@ def _shell_line(ctx: ParseContext, item: RawLine | Draft, project: str, last: bo
 
 
 def parse_saved_chat(ctx: ParseContext) -> Iterator[Draft]:
+    """A ``/chat save`` checkpoint-<tag>.json (secondary): a ``saved chat:`` row, then its turns as rows."""
     document, problem = _load_object(ctx, "saved chat")
     if problem is not None:
         yield problem
@@ -189,6 +192,7 @@ def parse_saved_chat(ctx: ParseContext) -> Iterator[Draft]:
 
 
 def parse_edit_checkpoint(ctx: ParseContext) -> Iterator[Draft]:
+    """A restorable edit checkpoint: one ``checkpoint:`` row naming the tool call it precedes."""
     document, problem = _load_object(ctx, "edit checkpoint")
     if problem is not None:
         yield problem
@@ -219,6 +223,7 @@ def _checkpoint_time(ctx: ParseContext) -> dict:
 
 
 def parse_tracker(ctx: ParseContext) -> Iterator[Draft]:
+    """A task tracker file: one ``task:`` row with its id, type, status and links, at the file mtime."""
     task, problem = _load_object(ctx, "tracker task")
     if problem is not None:
         yield problem

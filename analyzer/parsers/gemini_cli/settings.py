@@ -31,12 +31,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from aitrail.analyzer.formats.decode import decode_toml
 from aitrail.analyzer.context import ParseContext
+from aitrail.analyzer.formats.decode import decode_toml
 from aitrail.analyzer.formats.text import bad_file, bad_record, json_document
-from aitrail.analyzer.parsers.gemini_cli_messages import compact
-from aitrail.analyzer.parsers.gemini_cli_projects import load_jsonc
 from aitrail.analyzer.rows import Draft
+
+from .messages import compact
+from .projects import load_jsonc
 
 # Keys that allow, refuse or skip confirmation of tool calls (nested layout, then the flat one).
 PERMISSION_KEYS = (
@@ -69,6 +70,11 @@ def _lookup(document: dict, dotted: str):
 
 
 def parse_settings(ctx: ParseContext) -> Iterator[Draft]:
+    """settings.json (JSONC): ``permission setting:`` rows for approval, sandbox, tool and MCP-server keys.
+
+    Model, checkpointing and session-retention keys are ``setting:`` rows; all take the
+    file's mtime.
+    """
     document, problem = json_document(ctx.data, "settings file", dict, loads=load_jsonc)
     if problem is not None:
         yield problem
@@ -104,6 +110,10 @@ def _escape(key: str) -> str:
 
 
 def parse_policy(ctx: ParseContext) -> Iterator[Draft]:
+    """A policy .toml: one ``permission setting:`` row per rule field; an unreadable file is salvaged.
+
+    An empty policy file is a row too: all its rules were removed.
+    """
     try:
         text = ctx.config_data().decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -166,6 +176,7 @@ def _chunks(text: str) -> list[tuple[int, str]]:
 
 
 def parse_trusted_folders(ctx: ParseContext) -> Iterator[Draft]:
+    """trustedFolders.json: one ``permission setting:`` row per folder and its trust level."""
     document, problem = json_document(ctx.data, "trustedFolders.json", dict, loads=load_jsonc)
     if problem is not None:
         yield problem

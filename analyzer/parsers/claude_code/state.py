@@ -26,17 +26,18 @@ import json
 import re
 from collections.abc import Iterator
 
-from aitrail.analyzer.formats.decode import decode_json
 from aitrail.analyzer.bundle import MemberUnreadable
 from aitrail.analyzer.context import ParseContext
+from aitrail.analyzer.formats.decode import decode_json
 from aitrail.analyzer.formats.text import bad_record, json_document
-from aitrail.analyzer.parsers.claude_code_history import (
+from aitrail.analyzer.rows import Draft
+
+from .history import (
     legacy_prompts,
     load_state,
     pointer,
     projects,
 )
-from aitrail.analyzer.rows import Draft
 
 PERMISSION_KEYS = ("allow", "ask", "deny", "defaultMode", "additionalDirectories", "disableBypassPermissionsMode",
                    "disableAutoMode")
