@@ -9,8 +9,8 @@ with '-' replaced by '_'), as the catalog schema requires of the catalog side.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from types import ModuleType
-from typing import Callable, Iterable
 
 from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.rows import Draft

@@ -18,9 +18,9 @@ import json
 import re
 from dataclasses import dataclass
 
-from aitrail.analyzer.formats.decode import decode_json
 from aitrail.analyzer.bundle import Source
 from aitrail.analyzer.context import FileTooLarge, ParseContext
+from aitrail.analyzer.formats.decode import decode_json
 from aitrail.analyzer.formats.text import bad_file, bad_record
 from aitrail.analyzer.rows import Draft, ns_from_ms
 

@@ -15,10 +15,10 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass
 
-from aitrail.analyzer.formats.decode import decode_json
 from aitrail.analyzer import sqlite_safe
-from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.bundle import Source
+from aitrail.analyzer.context import ParseContext
+from aitrail.analyzer.formats.decode import decode_json
 
 
 class StateUnreadable(Exception):

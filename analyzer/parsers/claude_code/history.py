@@ -27,6 +27,7 @@ from collections.abc import Iterator
 
 from aitrail.analyzer.bundle import MemberUnreadable
 from aitrail.analyzer.context import ParseContext
+from aitrail.analyzer.formats.idioms import pointer
 from aitrail.analyzer.formats.jsonl import Line, read_jsonl
 from aitrail.analyzer.formats.text import bad_line, bad_record, json_document
 from aitrail.analyzer.rows import Draft, ns_from_ms
@@ -59,7 +60,7 @@ def expand_pastes(display: str, pasted, read_cached) -> str:
 
 
 def _paste_reader(ctx: ParseContext):
-    """hash -> text of paste-cache/<hash>.txt beside this history.jsonl (None when not collected)."""
+    """Hash -> text of paste-cache/<hash>.txt beside this history.jsonl (None when not collected)."""
     def index() -> dict:
         found = {}
         for source in ctx.related("paste_cache"):
@@ -101,11 +102,6 @@ def parse_history(ctx: ParseContext) -> Iterator[Draft]:
                     timestamp_ns=time, timestamp_source="record" if time is not None else "none",
                     session_id=session if isinstance(session, str) else "",
                     project_path=project if isinstance(project, str) else "")
-
-
-def pointer(*parts) -> str:
-    """A JSON pointer (RFC 6901) to a value, e.g. ``json:/projects/~1home~1dev/history/0``."""
-    return "json:/" + "/".join(str(part).replace("~", "~0").replace("/", "~1") for part in parts)
 
 
 def load_state(ctx: ParseContext) -> tuple[dict | None, Draft | None]:

@@ -8,7 +8,7 @@ tagged ``response_item`` lines are the same OpenAI Responses items::
     {"type":"function_call_output","call_id":"call_1","output":"{\\"output\\":\\"a.py\\\\n\\",\\"metadata\\":{\\"exit_code\\":0}}"}
     {"type":"reasoning","summary":[{"type":"summary_text","text":"**Planning**"}],"encrypted_content":"gAAA..."}
 
-Calls and results are joined by ``call_id`` only (``CallBook``). ``arguments`` is
+Calls and results are joined by ``call_id`` only (``formats.calls.CallLedger``). ``arguments`` is
 a JSON *string*: shell calls show the decoded command, other calls the string
 itself (it already is JSON text). An output that is itself a JSON string
 ``{"output":..., "metadata":...}`` (rollouts before 2026-05) is decoded once more.
@@ -32,6 +32,7 @@ import re
 import shlex
 from collections.abc import Iterator
 
+from aitrail.analyzer.formats.calls import CallLedger
 from aitrail.analyzer.formats.decode import decode_json
 from aitrail.analyzer.formats.text import excerpt
 from aitrail.analyzer.rows import Draft
@@ -74,13 +75,14 @@ def as_text(value) -> str:
 
 
 def json_value(value) -> str:
-    """A setting's value as the timeline writes it: compact JSON with sorted keys."""
+    """Compact JSON with sorted keys, for arguments, metadata and excerpts (settings: ``idioms.setting_value``)."""
     return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"), default=_plain)
 
 
 def signature(text: str) -> bytes:
     """What two records of the same content share: the text without any whitespace (as a digest,
-    so that pairing a large rollout holds 16 bytes per record, not its text)."""
+    so that pairing a large rollout holds 16 bytes per record, not its text).
+    """
     return hashlib.blake2b("".join(text.split()).encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
 
@@ -137,32 +139,6 @@ def reasoning_texts(item: dict) -> tuple[list[str], list[str]]:
 
 
 # -- calls and results ------------------------------------------------------------------------
-
-
-class CallBook:
-    """Tool calls waiting for their result, joined by call_id (never by position)."""
-
-    def __init__(self) -> None:
-        self.open: dict[str, Draft] = {}
-        self.names: dict[str, str] = {}
-
-    def called(self, call: Draft) -> None:
-        if call.tool_use_id:
-            self.open[call.tool_use_id] = call
-            self.names[call.tool_use_id] = call.tool_name
-
-    def answered(self, call_id: str) -> tuple[str, bool]:
-        """The called tool's name, and whether a call with this id came before."""
-        self.open.pop(call_id, None)
-        return self.names.get(call_id, ""), call_id in self.names
-
-    def orphans(self) -> Iterator[Draft]:
-        for call in self.open.values():
-            yield Draft("system", f"parser: no result recorded for tool call {call.tool_use_id} ({call.tool_name})",
-                        call.locator, timestamp_ns=call.timestamp_ns, timestamp_source=call.timestamp_source,
-                        session_id=call.session_id, project_path=call.project_path, git_branch=call.git_branch,
-                        model=call.model, tool_name=call.tool_name, tool_use_id=call.tool_use_id)
-        self.open.clear()
 
 
 def decode_arguments(raw) -> dict | None:
@@ -259,7 +235,7 @@ class ItemReader:
     """Turns ResponseItems into Drafts; ``moment`` holds the columns every row shares."""
 
     def __init__(self) -> None:
-        self.calls = CallBook()
+        self.calls = CallLedger()
 
     def rows(self, item: dict, locator: str, moment: dict, duplicate_of: int | None = None) -> Iterator[Draft]:
         kind = item.get("type")
@@ -346,7 +322,8 @@ class ItemReader:
 
     def call_output(self, item, locator, moment, duplicate_of) -> Iterator[Draft]:
         call_id = as_text(item.get("call_id"))
-        name, known = self.calls.answered(call_id)
+        name, known = self.calls.called_name(call_id), self.calls.was_called(call_id)
+        self.calls.take(call_id)
         name = name or as_text(item.get("name"))
         output = item.get("tools") if item.get("type") == "tool_search_output" else item.get("output")
         text = output_text(output)

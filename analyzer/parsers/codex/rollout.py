@@ -31,6 +31,7 @@ from collections.abc import Iterator
 from aitrail.analyzer.bundle import MemberUnreadable
 from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.formats.decode import decode_json
+from aitrail.analyzer.formats.idioms import setting_value
 from aitrail.analyzer.formats.jsonl import Line, read_jsonl
 from aitrail.analyzer.formats.scan import search_after
 from aitrail.analyzer.formats.text import bad_file, bad_line, bad_record, excerpt, json_document
@@ -236,7 +237,7 @@ class RolloutReader:
             self.model = model
         for key in PERMISSION_KEYS:
             if key in context and context[key] is not None:
-                value = json_value(context[key])
+                value = setting_value(context[key])
                 if self.settings.get(key) != value:
                     self.settings[key] = value
                     rows.append(Draft("system", f"permission setting: {key}={value} (from turn_context)", locator))
@@ -269,7 +270,7 @@ class RolloutReader:
             yield Draft("system", turn_text(event, TURN_EVENTS[kind]), locator, **moment)
         elif kind in TOOL_EVENTS:
             call_id = as_text(event.get("call_id"))
-            yield Draft("system", tool_event_text(kind, event), locator, tool_name=self.items.calls.names.get(call_id, ""),
+            yield Draft("system", tool_event_text(kind, event), locator, tool_name=self.items.calls.called_name(call_id),
                         tool_use_id=call_id, **moment)
         elif kind == "thread_rolled_back":
             yield Draft("system", f"event: thread_rolled_back num_turns={as_text(event.get('num_turns'))} (Codex drops "

@@ -34,6 +34,7 @@ from urllib.parse import unquote
 
 from aitrail.analyzer.context import ParseContext, RawLine
 from aitrail.analyzer.formats.decode import decode_json, decode_json_at
+from aitrail.analyzer.formats.idioms import file_mtime
 from aitrail.analyzer.formats.text import bad_file, bad_line, bad_record, json_document
 from aitrail.analyzer.rows import Draft, ns_from_iso
 
@@ -48,10 +49,6 @@ from .projects import folder_of, project_path
 _CHECKPOINT_TIME = re.compile(r"^(\d{4}-\d\d-\d\dT\d\d)-(\d\d)-(\d\d)_(\d{3})Z-")
 _PROMPT_SEPARATOR = "########"  # prompt ids are <sessionId>########<turn>
 _WHITESPACE = " \t\r\n"
-
-
-def _mtime(ctx: ParseContext) -> dict:
-    return {"timestamp_ns": ctx.source.mtime_ns, "timestamp_source": "file-mtime"}
 
 
 def _load_object(ctx: ParseContext, what: str) -> tuple[dict | None, Draft | None]:
@@ -152,7 +149,7 @@ def _shell_line(ctx: ParseContext, item: RawLine | Draft, project: str, last: bo
     except UnicodeDecodeError as exc:
         return bad_line(item.number, f"not UTF-8 at byte {exc.start}", item.raw)
     # the file is rewritten whole when a command is added, newest last: only that line has a time
-    when = _mtime(ctx) if last else {"timestamp_source": "none"}
+    when = file_mtime(ctx) if last else {"timestamp_source": "none"}
     return Draft("user", text, f"line:{item.number}", project_path=project, **when)
 
 
@@ -170,7 +167,7 @@ def parse_saved_chat(ctx: ParseContext) -> Iterator[Draft]:
     history = document.get("history")
     count = len(history) if isinstance(history, list) else 0
     yield Draft("system", f"saved chat: /chat save {tag} ({count} turns, authType={compact(document.get('authType'))};"
-                          f" file mtime)", "file", **_mtime(ctx), **base)
+                          f" file mtime)", "file", **file_mtime(ctx), **base)
     if not isinstance(history, list):
         yield bad_record("json:/history", "history is not an array", compact(history))
         return
@@ -216,7 +213,7 @@ def _checkpoint_time(ctx: ParseContext) -> dict:
     """The file name's UTC time (``new Date().toISOString()`` with ':'→'-', '.'→'_'), else the mtime."""
     match = _CHECKPOINT_TIME.match(ctx.source.name)
     ns = ns_from_iso(f"{match.group(1)}:{match.group(2)}:{match.group(3)}.{match.group(4)}Z") if match else None
-    return {"timestamp_ns": ns, "timestamp_source": "record"} if ns is not None else _mtime(ctx)
+    return {"timestamp_ns": ns, "timestamp_source": "record"} if ns is not None else file_mtime(ctx)
 
 
 # -- tracker tasks -------------------------------------------------------------------------------------------
@@ -239,7 +236,7 @@ def parse_tracker(ctx: ParseContext) -> Iterator[Draft]:
     if task.get("description"):
         text += f" | {task['description']}"
     yield Draft("system", text, "file", session_id=_tracker_session(ctx), project_path=project_path(ctx),
-                **_mtime(ctx))
+                **file_mtime(ctx))
 
 
 def _tracker_session(ctx: ParseContext) -> str:

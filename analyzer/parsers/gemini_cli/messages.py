@@ -35,6 +35,7 @@ import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from aitrail.analyzer.formats.calls import CallLedger
 from aitrail.analyzer.formats.text import bad_record
 from aitrail.analyzer.rows import Draft, ns_from_iso
 
@@ -184,8 +185,7 @@ class SessionRenderer:
         self.model = ""
         self.call_ids: set[str] = set()
         self.result_ids: set[str] = set()
-        self.pending: dict[str, Draft] = {}  # calls whose result has not been met yet
-        self.answered: set[str] = set()
+        self.calls = CallLedger()  # calls whose result has not been met yet, and the ids answered
         self.used: set[str] = set()  # ids of the tool_use rows made so far
         for message in messages:
             for call in self._tool_calls(message):
@@ -316,8 +316,8 @@ class SessionRenderer:
                         tool_use_id=call_id, **when, **fields)
             yield use
             self.used.add(call_id)
-            if call_id and call_id not in self.answered:
-                self.pending[call_id] = use
+            if not self.calls.is_answered(call_id):
+                self.calls.called(use)
 
     def _tool_call(self, message: Message, index: int, call, when: dict, fields: dict) -> Iterator[Draft]:
         where = message.at("toolCalls", index)
@@ -331,11 +331,11 @@ class SessionRenderer:
         self.used.add(call_id)
         result = call.get("result")
         if result in (None, [], ""):
-            if call_id and call_id not in self.answered:
-                self.pending[call_id] = use  # a later synthetic user message may still carry it
+            if not self.calls.is_answered(call_id):
+                self.calls.called(use)  # a later synthetic user message may still carry it
             return
         finished = moment(call.get("timestamp"), when["timestamp_ns"])
-        self.answered.add(call_id)
+        self.calls.answered(call_id)
         text = result_text(result)
         yield Draft("tool_result", text, where, tool_name=name, tool_use_id=call_id, **finished, **fields)
         if is_denial(text):
@@ -343,14 +343,13 @@ class SessionRenderer:
                         **finished, **fields)
 
     def _result(self, call_id: str, name: str, text: str, where: str, when: dict) -> Iterator[Draft]:
-        call = self.pending.pop(call_id, None) if call_id else None
+        call = self.calls.take(call_id)
         name = name or (call.tool_name if call else "")
         yield Draft("tool_result", text, where, tool_name=name, tool_use_id=call_id, **when, **self.base)
         if call_id and call is None and call_id not in self.call_ids and call_id not in self.used:
             yield Draft("system", f"parser: tool result for {name or 'a tool'} with no tool call before it", where,
                         tool_name=name, tool_use_id=call_id, **when, **self.base)
-        if call_id:
-            self.answered.add(call_id)
+        self.calls.answered(call_id)
         if is_denial(text):
             yield Draft("system", "permission decision: denied", where, tool_name=name, tool_use_id=call_id,
                         **when, **self.base)
@@ -365,11 +364,4 @@ class SessionRenderer:
 
     def finish(self) -> Iterator[Draft]:
         """A parser: row for every call whose result is nowhere in the session."""
-        for call_id, call in self.pending.items():
-            if call_id in self.answered:
-                continue
-            yield Draft("system", f"parser: no result recorded for tool call {call_id} ({call.tool_name})",
-                        call.locator, timestamp_ns=call.timestamp_ns, timestamp_source=call.timestamp_source,
-                        session_id=call.session_id, project_path=call.project_path, model=call.model,
-                        tool_name=call.tool_name, tool_use_id=call.tool_use_id)
-        self.pending.clear()
+        yield from self.calls.orphans(skip_answered=True)

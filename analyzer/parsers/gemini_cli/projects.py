@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from aitrail.analyzer.bundle import MemberUnreadable, Source
 from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.formats.decode import decode_json
+from aitrail.analyzer.formats.idioms import escape_key, file_mtime
 from aitrail.analyzer.formats.text import bad_file, bad_record
 from aitrail.analyzer.rows import Draft
 
@@ -183,10 +184,6 @@ def project_path(ctx: ParseContext, project_hash=None) -> str:
 # -- the project-map stores as rows ------------------------------------------------------------------
 
 
-def _mtime(ctx: ParseContext) -> dict:
-    return {"timestamp_ns": ctx.source.mtime_ns, "timestamp_source": "file-mtime"}
-
-
 def parse_projects_registry(ctx: ParseContext) -> Iterator[Draft]:
     """``project: <path> -> tmp/<slug> (from projects.json, file mtime)`` per entry."""
     try:
@@ -199,12 +196,12 @@ def parse_projects_registry(ctx: ParseContext) -> Iterator[Draft]:
         yield bad_file("projects.json has no \"projects\" object")
         return
     for path, slug in projects.items():
-        locator = f"json:/projects/{_pointer(path)}"
+        locator = f"json:/projects/{escape_key(path)}"
         if not isinstance(slug, str):
             yield bad_record(locator, "project slug is not a string", json.dumps(slug))
             continue
         yield Draft("system", f"project: {path} -> tmp/{slug} (from projects.json, file mtime)", locator,
-                    project_path=path, **_mtime(ctx))
+                    project_path=path, **file_mtime(ctx))
 
 
 def parse_project_root(ctx: ParseContext) -> Iterator[Draft]:
@@ -216,8 +213,4 @@ def parse_project_root(ctx: ParseContext) -> Iterator[Draft]:
         return
     where = f"{folder.kind}/{folder.name}" if folder else ctx.source.directory
     yield Draft("system", f"project: {text} owns {where} (from .project_root, file mtime)", "file",
-                project_path=text, **_mtime(ctx))
-
-
-def _pointer(key: str) -> str:
-    return key.replace("~", "~0").replace("/", "~1")
+                project_path=text, **file_mtime(ctx))

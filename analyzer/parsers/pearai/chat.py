@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Iterator
+from collections.abc import Iterator
 
 from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.formats import cline_tasks as tasks

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from typing import Iterator
+from collections.abc import Iterator
 
 from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.formats.continue_sessions import last_user_block

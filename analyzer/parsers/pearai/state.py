@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
-from typing import Iterator
+from collections.abc import Iterator
 
 from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.formats import cline_tasks as tasks
+from aitrail.analyzer.formats.idioms import file_mtime, setting_value
 from aitrail.analyzer.formats.text import bad_file, bad_record
 from aitrail.analyzer.formats.vscode_state import StateUnreadable, extension_state, read_row
 from aitrail.analyzer.rows import Draft, ns_from_ms
@@ -34,10 +35,10 @@ def parse_global_state(ctx: ParseContext) -> Iterator[Draft]:
     if state is None:
         return
     locator = row.locator()
-    mtime = {"timestamp_ns": ctx.source.mtime_ns, "timestamp_source": "file-mtime"}
+    mtime = file_mtime(ctx)
     for key in APPROVAL_KEYS:
         if key in state:
-            value = json.dumps(state[key], separators=(",", ":"), ensure_ascii=False)
+            value = setting_value(state[key])
             # "state.vscdb" even for the .backup copy: the source column names the file, and
             # the same text lets a setting unchanged since the backup deduplicate against the live one
             yield Draft("system", f"permission setting: {key}={value} (from state.vscdb "

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
-from typing import Iterator
+from collections.abc import Iterator
 
 from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.formats import cline_tasks as tasks
+from aitrail.analyzer.formats.calls import CallLedger
 from aitrail.analyzer.formats.text import bad_record, json_document
 from aitrail.analyzer.formats.vscode_state import StateUnreadable, extension_state, read_row
 from aitrail.analyzer.rows import Draft, ns_from_ms
@@ -40,7 +41,7 @@ def _task_id(ctx: ParseContext) -> str:
 
 
 def _task_workspaces(ctx: ParseContext) -> dict[str, str]:
-    """taskHistory id -> workspace, from every state.vscdb of the bundle (read once per worker)."""
+    """TaskHistory id -> workspace, from every state.vscdb of the bundle (read once per worker)."""
     def load() -> dict[str, str]:
         found: dict[str, str] = {}
         for source in ctx.related("global_state"):
@@ -69,7 +70,7 @@ def _api_history(ctx: ParseContext) -> Iterator[Draft]:
         yield problem
         return
     base = _task_columns(ctx)
-    open_calls: list[Draft] = []
+    calls = CallLedger()  # ids are the assistant message's index: calls join results by position and tool name
     for index, message in enumerate(messages):
         locator = f"json:/{index}"
         if not isinstance(message, dict) or message.get("role") not in ("user", "assistant"):
@@ -82,16 +83,15 @@ def _api_history(ctx: ParseContext) -> Iterator[Draft]:
             yield bad_record(f"{locator}/content", "content is neither text nor a list of blocks")
             continue
         if message["role"] == "assistant":
-            yield from _orphan_calls(open_calls)
-            open_calls = []
-            yield from _assistant(blocks, index, locator, moment, open_calls)
+            yield from calls.orphans()
+            yield from _assistant(blocks, index, locator, moment, calls)
         else:
-            yield from _user(blocks, locator, moment, open_calls)
-            open_calls = []
-    yield from _orphan_calls(open_calls)
+            yield from _user(blocks, locator, moment, calls)
+            calls.forget()  # the next user message answers the next assistant message's calls only
+    yield from calls.orphans()
 
 
-def _assistant(blocks: list, index: int, locator: str, moment: dict, calls: list[Draft]) -> Iterator[Draft]:
+def _assistant(blocks: list, index: int, locator: str, moment: dict, calls: CallLedger) -> Iterator[Draft]:
     for position, block in enumerate(blocks):
         where = f"{locator}/content/{position}"
         for segment in tasks.split_assistant_text(tasks.block_text(block), TOOL_NAMES):
@@ -100,13 +100,13 @@ def _assistant(blocks: list, index: int, locator: str, moment: dict, calls: list
             elif segment.kind == "thinking":
                 yield Draft("thinking", segment.text, where, **moment)
             else:
-                call_id = str(index) if not calls else f"{index}.{len(calls) + 1}"
+                call_id = str(index) if not calls.open else f"{index}.{len(calls.open) + 1}"
                 call = Draft("tool_use", segment.text, where, tool_name=segment.tool_name, tool_use_id=call_id, **moment)
-                calls.append(call)
+                calls.called(call)
                 yield call
 
 
-def _user(blocks: list, locator: str, moment: dict, calls: list[Draft]) -> Iterator[Draft]:
+def _user(blocks: list, locator: str, moment: dict, calls: CallLedger) -> Iterator[Draft]:
     result: dict | None = None  # the tool result being assembled from consecutive blocks
     for position, block in enumerate(blocks):
         where = f"{locator}/content/{position}"
@@ -121,10 +121,10 @@ def _user(blocks: list, locator: str, moment: dict, calls: list[Draft]) -> Itera
             yield from _finish_result(result, moment)
             result = None
         if kind.kind == "result":
-            call = _take_call(calls, kind.tool_name)
+            call = calls.take_named(kind.tool_name)
             result = {"tool": kind.tool_name, "call": call, "texts": [kind.text] if kind.text else [], "where": where}
         elif kind.kind in ("not_executed", "rejected_earlier"):
-            call = _take_call(calls, kind.tool_name)
+            call = calls.take_named(kind.tool_name)
             yield Draft("tool_result", kind.text, where, tool_name=kind.tool_name,
                         tool_use_id=call.tool_use_id if call else "", **moment)
         elif kind.kind == "system":
@@ -133,13 +133,6 @@ def _user(blocks: list, locator: str, moment: dict, calls: list[Draft]) -> Itera
             yield Draft("user", kind.text, where, **moment)
     if result is not None:
         yield from _finish_result(result, moment)
-
-
-def _take_call(calls: list[Draft], tool_name: str) -> Draft | None:
-    for position, call in enumerate(calls):
-        if call.tool_name == tool_name:
-            return calls.pop(position)
-    return calls.pop(0) if calls else None
 
 
 def _finish_result(result: dict, moment: dict) -> Iterator[Draft]:
@@ -156,14 +149,6 @@ def _finish_result(result: dict, moment: dict) -> Iterator[Draft]:
                     tool_use_id=call_id, **moment)
 
 
-def _orphan_calls(calls: list[Draft]) -> Iterator[Draft]:
-    for call in calls:
-        yield Draft("system", f"parser: no result recorded for tool call {call.tool_use_id} ({call.tool_name})",
-                    call.locator, timestamp_ns=call.timestamp_ns, timestamp_source=call.timestamp_source,
-                    session_id=call.session_id, project_path=call.project_path, tool_name=call.tool_name,
-                    tool_use_id=call.tool_use_id)
-
-
 def _ui_messages(ctx: ParseContext) -> Iterator[Draft]:
     """Fallback transcript when the task's API history is not in the bundle."""
     events, problem = json_document(ctx.data, "ui_messages.json", list)
@@ -171,7 +156,7 @@ def _ui_messages(ctx: ParseContext) -> Iterator[Draft]:
         yield problem
         return
     base = _task_columns(ctx)
-    seen_prompt, open_asks = False, []
+    seen_prompt, asks = False, CallLedger()  # ask ids are timestamps, not unique: joined by event
     for index, event in enumerate(events):
         locator = f"json:/{index}"
         if not isinstance(event, dict) or event.get("type") not in ("ask", "say"):
@@ -191,14 +176,14 @@ def _ui_messages(ctx: ParseContext) -> Iterator[Draft]:
         elif event["type"] == "ask" and kind in ("tool", "command", "use_mcp_server", "browser_action_launch"):
             call = Draft("tool_use", text, locator, tool_name=tasks.ui_tool_name(kind, text),
                          tool_use_id=str(event.get("ts", "")), **moment)
-            open_asks.append(call)
+            asks.called(call, key=locator)
             yield call
         elif kind in ("command_output", "mcp_server_response", "browser_action_result"):
-            call = open_asks.pop() if open_asks else None
+            call = asks.take_last()
             yield Draft("tool_result", text, locator, tool_name=call.tool_name if call else "",
                         tool_use_id=call.tool_use_id if call else "", **moment)
         elif kind in ("completion_result", "followup"):
             yield Draft("assistant", text, locator, **moment)
         else:
             yield Draft("system", f"ui {event['type']} {kind}: {text}", locator, **moment)
-    yield from _orphan_calls(open_asks)  # ui_messages.json keeps no output for file tools
+    yield from asks.orphans()  # ui_messages.json keeps no output for file tools
