@@ -1,2 +1,3 @@
 """Shapes several agents share: JSONL files, VS Code state.vscdb, the Cline task
-folder, Continue sessions. No agent is named here; parsers pass what differs."""
+folder, Continue sessions. No agent is named here; parsers pass what differs.
+"""

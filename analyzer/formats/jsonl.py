@@ -9,8 +9,8 @@ line in the middle of a file.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Iterator
 
 from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.formats.decode import decode_json
