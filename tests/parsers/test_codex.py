@@ -276,7 +276,7 @@ def test_dispatch_never_sees_a_crash_from_a_damaged_state_database():
 
 
 def test_a_lone_surrogate_escape_is_kept_as_text_that_utf8_can_write():
-    """Dispatch keeps such a character as its escape text, for every parser."""
+    """dispatch keeps such a character as its escape text, for every parser."""
     data = b'{"session_id":"s1","ts":1782983645,"text":"bad \\ud800 escape"}\n'
     rows = run(FakeBundle({("codex.history", ".codex/history.jsonl"): data}), ".codex/history.jsonl", "codex.history.v1")
     assert rows[0][8] == "bad \\ud800 escape"

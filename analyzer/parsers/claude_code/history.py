@@ -28,7 +28,7 @@ from collections.abc import Iterator
 from aitrail.analyzer.bundle import MemberUnreadable
 from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.formats.idioms import pointer
-from aitrail.analyzer.formats.jsonl import Line, read_jsonl
+from aitrail.analyzer.formats.jsonl import Line, each_line
 from aitrail.analyzer.formats.text import bad_line, bad_record, json_document
 from aitrail.analyzer.rows import Draft, ns_from_ms
 
@@ -86,22 +86,22 @@ def _paste_reader(ctx: ParseContext):
 def parse_history(ctx: ParseContext) -> Iterator[Draft]:
     """claude_code.history.v1: one ``user`` row per submitted prompt, at its Unix-ms ``timestamp``."""
     read_cached = _paste_reader(ctx)
-    for line in read_jsonl(ctx):
-        if not isinstance(line, Line):
-            yield line
-            continue
-        record = line.value
-        display = record.get("display")
-        if not isinstance(display, str):
-            yield bad_line(line.number, "a history line without display text", line.raw)
-            continue
-        time = ns_from_ms(record.get("timestamp"))
-        session = record.get("sessionId")
-        project = record.get("project")
-        yield Draft("user", expand_pastes(display, record.get("pastedContents"), read_cached), line.locator,
-                    timestamp_ns=time, timestamp_source="record" if time is not None else "none",
-                    session_id=session if isinstance(session, str) else "",
-                    project_path=project if isinstance(project, str) else "")
+    yield from each_line(ctx, lambda line: _prompt_row(line, read_cached))
+
+
+def _prompt_row(line: Line, read_cached) -> Iterator[Draft]:
+    record = line.value
+    display = record.get("display")
+    if not isinstance(display, str):
+        yield bad_line(line.number, "a history line without display text", line.raw)
+        return
+    time = ns_from_ms(record.get("timestamp"))
+    session = record.get("sessionId")
+    project = record.get("project")
+    yield Draft("user", expand_pastes(display, record.get("pastedContents"), read_cached), line.locator,
+                timestamp_ns=time, timestamp_source="record" if time is not None else "none",
+                session_id=session if isinstance(session, str) else "",
+                project_path=project if isinstance(project, str) else "")
 
 
 def load_state(ctx: ParseContext) -> tuple[dict | None, Draft | None]:
@@ -110,6 +110,7 @@ def load_state(ctx: ParseContext) -> tuple[dict | None, Draft | None]:
 
 
 def projects(document: dict) -> tuple[dict, Draft | None]:
+    """The ``projects`` map of ~/.claude.json, or an empty map and the parser: row that says why."""
     value = document.get("projects", {})
     if isinstance(value, dict):
         return value, None
