@@ -65,7 +65,8 @@ def test_no_flat_parser_module_is_left_beside_the_packages():
 def test_catalog_and_registry_agree_for_agents_with_a_parser_module(agent, module):
     catalog_ids = {store.parser for store in catalog_module.load().agent(agent).stores if store.parser}
     module_ids = {parser_id for parser_id, _ in module.PARSERS}
-    assert catalog_ids == module_ids, f"catalog only: {catalog_ids - module_ids}; module only: {module_ids - catalog_ids}"
+    assert catalog_ids == module_ids, \
+        f"catalog only: {catalog_ids - module_ids}; module only: {module_ids - catalog_ids}"
 
 
 def test_every_registered_parser_is_named_by_the_catalog():

@@ -36,7 +36,8 @@ from aitrail.analyzer.rows import Draft, ns_from_ms
 
 RESULT_HEADER = re.compile(r"^\[(?P<tool>[a-z_]+)(?P<args>.*?)\] Result:[ \t]*(?:\n(?P<rest>.*))?$", re.DOTALL)
 NOT_EXECUTED = re.compile(r"^Tool \[(?P<tool>[a-z_]+)\] was not executed because")
-REJECTED_EARLIER = re.compile(r"^(Skipping tool|Tool) \[?(?P<tool>[a-z_]+).*?(due to user rejecting a previous tool)", re.DOTALL)
+REJECTED_EARLIER = re.compile(r"^(Skipping tool|Tool) \[?(?P<tool>[a-z_]+).*?(due to user rejecting a previous tool)",
+                              re.DOTALL)
 PERMISSION_TEXTS = (
     ("The user denied this operation and provided the following feedback:", "denied with feedback"),
     ("The user approved this operation and provided the following context:", "approved with feedback"),
@@ -106,6 +107,7 @@ class UserBlock:
 
 
 def classify_user_block(text: str) -> UserBlock:
+    """What one user-role text block is: a tool result, a denial notice, a system notice, the task or typed text."""
     header = RESULT_HEADER.match(text)
     if header:
         return UserBlock("result", (header.group("rest") or "").strip("\n"), header.group("tool"))
@@ -252,7 +254,8 @@ def _assistant(blocks: list, index: int, locator: str, moment: dict, calls: Call
                 yield Draft("thinking", segment.text, where, **moment)
             else:
                 call_id = str(index) if not calls.open else f"{index}.{len(calls.open) + 1}"
-                call = Draft("tool_use", segment.text, where, tool_name=segment.tool_name, tool_use_id=call_id, **moment)
+                call = Draft("tool_use", segment.text, where, tool_name=segment.tool_name, tool_use_id=call_id,
+                             **moment)
                 calls.called(call)
                 yield call
 

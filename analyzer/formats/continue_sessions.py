@@ -1,11 +1,11 @@
-"""Continue-style chat sessions: the sessions.json index, session files, prompt logs.
+r"""Continue-style chat sessions: the sessions.json index, session files, prompt logs.
 
 Used by Continue and by forks that kept its layout (PearAI's pearai.pearai).
 ``sessions/sessions.json`` is an array of ``{sessionId, title, dateCreated
 (ms epoch as a string), workspaceDirectory, ...}``; each ``sessions/<id>.json``
 holds the conversation with no per-message time, so the index supplies the only
 time a session has. Prompts logged as text render each message as
-``<role>\\n<content>\\n\\n``. ``read_session``, ``unlisted_sessions``,
+``<role>\n<content>\n\n``. ``read_session``, ``unlisted_sessions``,
 ``dev_data_chat_rows`` and ``tokens_generated_rows`` walk each file into rows;
 a fork passes the names of its index and session stores.
 
@@ -34,6 +34,8 @@ _ROLE_TAG = re.compile(r"(?m)^<(system|user|assistant)>[ \t]*\n?")
 
 @dataclass
 class IndexEntry:
+    """One sessions.json entry: id, title, creation time, workspace, and where it sits in the index."""
+
     session_id: str
     title: str
     created_ns: int | None
@@ -105,6 +107,7 @@ def role_blocks(prompt: str) -> list[tuple[str, str]] | None:
 
 
 def last_user_block(prompt: str) -> str | None:
+    """The last ``<user>`` block of a prompt logged as text, or None if it has no role tags."""
     blocks = role_blocks(prompt)
     if not blocks:
         return None
@@ -184,8 +187,8 @@ def unlisted_sessions(ctx: ParseContext, sessions_store: str = "chat_sessions") 
     yield from problems
     for entry in entries.values():
         if ctx.sibling(f"{entry.session_id}.json", sessions_store) is None:
-            yield Draft("system", f"session: {entry.title} (listed in sessions.json; its session file is not in the bundle)",
-                        entry.locator, timestamp_ns=entry.created_ns, timestamp_source="index",
+            yield Draft("system", f"session: {entry.title} (listed in sessions.json; its session file is not in "
+                                  "the bundle)", entry.locator, timestamp_ns=entry.created_ns, timestamp_source="index",
                         session_id=entry.session_id, project_path=entry.workspace)
 
 

@@ -38,11 +38,14 @@ class StateUnreadable(Exception):
 
 @dataclass
 class ItemRow:
+    """One ItemTable row: its key, rowid and value as text."""
+
     key: str
     rowid: int
     value: str
 
     def locator(self) -> str:
+        """``sqlite:ItemTable:<rowid>``, the row's locator."""
         return f"sqlite:ItemTable:{self.rowid}"
 
 

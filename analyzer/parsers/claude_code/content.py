@@ -130,6 +130,7 @@ def permission_decision(text: str, is_error) -> str | None:
 
 
 def compact_json(value, limit: int = 300) -> str:
+    """Compact JSON in recorded key order, cut to ``limit`` characters (an excerpt, not a setting value)."""
     return excerpt(json.dumps(value, ensure_ascii=False, separators=(",", ":")), limit)
 
 
@@ -187,6 +188,7 @@ def queued_prompt(attachment: dict) -> str | None:
 
 
 def attachment_text(attachment: dict) -> str:
+    """``attachment <type>: <the rest as compact JSON>`` for an attachment without a prompt."""
     return f"attachment {safe_label(attachment.get('type'))}: {compact_json(rest_of(attachment, 'type'))}"
 
 

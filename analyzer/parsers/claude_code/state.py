@@ -73,16 +73,16 @@ def parse_settings(ctx: ParseContext) -> Iterator[Draft]:
         yield bad_record("json:/permissions", f"permissions is a JSON {type(permissions).__name__}, not an object")
     for key in PERMISSION_KEYS if isinstance(permissions, dict) else ():
         if key in permissions:
-            yield Draft("system", f"permission setting: permissions.{key}={setting_value(permissions[key])} (from {label}, "
-                                  "file mtime)", f"json:/permissions/{key}", **moment)
+            yield Draft("system", f"permission setting: permissions.{key}={setting_value(permissions[key])} "
+                                  f"(from {label}, file mtime)", f"json:/permissions/{key}", **moment)
     for key in OTHER_SETTINGS:
         if key in document:
             yield Draft("system", f"setting: {key}={setting_value(document[key])} (from {label}, file mtime)",
                         f"json:/{key}", **moment)
     hooks = document.get("hooks")
     if isinstance(hooks, dict) and hooks:
-        yield Draft("system", f"setting: hooks on {setting_value(sorted(hooks))} (from {label}, file mtime; the commands "
-                              "are in the file)", "json:/hooks", **moment)
+        yield Draft("system", f"setting: hooks on {setting_value(sorted(hooks))} (from {label}, file mtime; "
+                              "the commands are in the file)", "json:/hooks", **moment)
 
 
 # -- ~/.claude.json --------------------------------------------------------------------------------
@@ -133,7 +133,8 @@ def _state_rows(document: dict, moment: dict) -> Iterator[Draft]:
         yield problem
     if "bypassPermissionsModeAccepted" in document:
         yield Draft("system", "permission setting: bypassPermissionsModeAccepted="
-                              f"{setting_value(document['bypassPermissionsModeAccepted'])} (from .claude.json, file mtime)",
+                              f"{setting_value(document['bypassPermissionsModeAccepted'])} "
+                              "(from .claude.json, file mtime)",
                     pointer("bypassPermissionsModeAccepted"), **moment)
     for path, project in mapping.items():
         where = pointer("projects", path)

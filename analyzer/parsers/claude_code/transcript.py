@@ -100,6 +100,7 @@ class TranscriptWalk:
     # -- driving ---------------------------------------------------------------------------
 
     def rows(self) -> Iterator[Draft]:
+        """Every row of the transcript, in file order, then the rows for calls never answered."""
         for line in read_jsonl(self.ctx):
             if not isinstance(line, Line):
                 yield from self._emit([line])

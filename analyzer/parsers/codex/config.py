@@ -89,8 +89,8 @@ def parse_config(ctx: ParseContext) -> Iterator[Draft]:
     for key in PERMISSION_KEYS:
         if key in document:
             read.add(key)
-            yield Draft("system", f"permission setting: {key}={setting_value(document[key])} (from {name})", pointer(key, scheme="toml"),
-                        **moment)
+            yield Draft("system", f"permission setting: {key}={setting_value(document[key])} (from {name})",
+                        pointer(key, scheme="toml"), **moment)
     for table in PERMISSION_TABLES + SETTING_TABLES:
         if isinstance(document.get(table), dict):
             read.add(table)
@@ -117,7 +117,8 @@ def _project_rows(projects: dict, name: str, moment: dict) -> Iterator[Draft]:
         for key in ("trust_level",):
             if key in table:
                 yield Draft("system", f"permission setting: projects.{_key(path)}.{key}={setting_value(table[key])} "
-                                      f"(from {name})", pointer("projects", path, key, scheme="toml"), project_path=path, **moment)
+                                      f"(from {name})", pointer("projects", path, key, scheme="toml"),
+                            project_path=path, **moment)
 
 
 def _profile_rows(profiles: dict, name: str, moment: dict) -> Iterator[Draft]:

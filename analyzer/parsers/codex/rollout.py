@@ -123,7 +123,7 @@ def find_duplicates(ctx: ParseContext) -> dict[int, int]:
         pass  # the second pass reads up to the same place and reports it
     pairs: dict[int, int] = {}
     for (kind, _), (responses, events) in sides.items():
-        for response, event in zip(responses, events):
+        for response, event in zip(responses, events, strict=False):  # unpaired extras stay unpaired
             if kind == "user":
                 pairs[response] = event
             else:
@@ -147,10 +147,12 @@ class RolloutReader:
         self.duplicates = duplicates
 
     def moment(self, timestamp_ns: int | None, source: str = "record") -> dict:
+        """Time and the thread's current columns for a row of this line."""
         return {"timestamp_ns": timestamp_ns, "timestamp_source": source, "session_id": self.session_id,
                 "project_path": self.project, "git_branch": self.branch, "model": self.model}
 
     def line_rows(self, line: Line) -> Iterator[Draft]:
+        """The rows of one rollout line, tagged or untagged."""
         record, locator = line.value, line.locator
         kind = record.get("type")
         if "payload" in record and isinstance(kind, str):
@@ -173,6 +175,7 @@ class RolloutReader:
             yield bad_line(line.number, "an object with no rollout record type", line.raw)
 
     def tagged(self, record: dict, kind: str, line: Line) -> Iterator[Draft]:
+        """A tagged line, by its ``type``: meta, turn context, item, event, compaction."""
         payload, locator = record.get("payload"), line.locator
         timestamp_ns = ns_from_iso(record.get("timestamp"))
         if not isinstance(payload, dict):
@@ -206,6 +209,7 @@ class RolloutReader:
     # session_meta and turn_context
 
     def session_meta(self, meta: dict, locator: str, timestamp_ns: int | None) -> Iterator[Draft]:
+        """The ``session start:`` row, and the thread's id, cwd and branch for later rows."""
         git = as_dict(meta.get("git"))
         if not self.meta_seen:  # a forked file repeats its parent's meta later: the first is this thread's
             self.meta_seen = True
@@ -215,7 +219,8 @@ class RolloutReader:
             self.start_ns = ns_from_iso(meta.get("timestamp")) or timestamp_ns
         fields = [f"id={as_text(meta.get('id'))}"] + ([f"cwd={as_text(meta['cwd'])}"] if meta.get("cwd") else [])
         fields += [f"{key}={as_text(meta[key])}" for key in META_KEYS if meta.get(key) not in (None, "")]
-        fields += [f"git_{key}={as_text(git[key])}" for key in ("branch", "commit_hash", "repository_url") if git.get(key)]
+        fields += [f"git_{key}={as_text(git[key])}" for key in ("branch", "commit_hash", "repository_url")
+                   if git.get(key)]
         base = as_dict(meta.get("base_instructions")).get("text")
         if isinstance(base, str):
             fields.append(f"base_instructions={len(base)} characters")
@@ -226,6 +231,7 @@ class RolloutReader:
             yield Draft("system", f"instructions: {instructions}", f"{locator}/instructions", **moment)
 
     def turn_context(self, context: dict, locator: str, timestamp_ns: int | None) -> Iterator[Draft]:
+        """``model:`` and ``permission setting:`` rows where a turn's context changes them."""
         rows: list[Draft] = []
         cwd, model = as_text(context.get("cwd")), as_text(context.get("model"))
         if cwd and cwd != self.project:
@@ -233,7 +239,8 @@ class RolloutReader:
                 rows.append(Draft("system", f"project: {self.project} -> {cwd}", locator))
             self.project = cwd
         if model and model != self.model:
-            rows.append(Draft("system", f"model: {self.model} -> {model}" if self.model else f"model: {model}", locator))
+            text = f"model: {self.model} -> {model}" if self.model else f"model: {model}"
+            rows.append(Draft("system", text, locator))
             self.model = model
         for key in PERMISSION_KEYS:
             if key in context and context[key] is not None:
@@ -251,6 +258,7 @@ class RolloutReader:
     # events
 
     def event(self, event: dict, line: Line, timestamp_ns: int | None) -> Iterator[Draft]:
+        """An event_msg: prompts, turn boundaries, tool events, tokens; the rest as system rows."""
         kind, locator, moment = as_text(event.get("type")), line.locator, self.moment(timestamp_ns)
         repeats = self.duplicates.get(line.number)
         if kind == "user_message":
@@ -270,8 +278,8 @@ class RolloutReader:
             yield Draft("system", turn_text(event, TURN_EVENTS[kind]), locator, **moment)
         elif kind in TOOL_EVENTS:
             call_id = as_text(event.get("call_id"))
-            yield Draft("system", tool_event_text(kind, event), locator, tool_name=self.items.calls.called_name(call_id),
-                        tool_use_id=call_id, **moment)
+            yield Draft("system", tool_event_text(kind, event), locator,
+                        tool_name=self.items.calls.called_name(call_id), tool_use_id=call_id, **moment)
         elif kind == "thread_rolled_back":
             yield Draft("system", f"event: thread_rolled_back num_turns={as_text(event.get('num_turns'))} (Codex drops "
                                   "those turns from the thread's history on resume; their rows above are kept)",
@@ -288,6 +296,7 @@ class RolloutReader:
         return row
 
     def orphans(self) -> Iterator[Draft]:
+        """A ``no result recorded`` row per call still open at the end of the file."""
         yield from self.items.calls.orphans()
 
 
@@ -321,6 +330,7 @@ def token_text(event: dict, model: str) -> str:
 
 
 def turn_text(event: dict, what: str) -> str:
+    """``turn <what>: <id> (<fields>)`` for a turn start, completion or abort."""
     fields = [f"{key}={as_text(event[key])}" for key in
               ("reason", "duration_ms", "model_context_window", "collaboration_mode_kind")
               if event.get(key) is not None]
@@ -329,6 +339,7 @@ def turn_text(event: dict, what: str) -> str:
 
 
 def tool_event_text(kind: str, event: dict) -> str:
+    """The text of a tool's end event (patch applied, MCP call, command, web search)."""
     if kind == "patch_apply_end":
         changes = as_dict(event.get("changes"))
         lines = [f"event: patch_apply_end success={as_text(event.get('success'))}"]

@@ -95,15 +95,18 @@ def part_text(part) -> str:
 
 
 def is_thought(part) -> bool:
+    """Whether a part is a thought (``thought: true`` with text)."""
     return isinstance(part, dict) and part.get("thought") is True and isinstance(part.get("text"), str)
 
 
 def function_call(part) -> dict | None:
+    """A part's ``functionCall`` object, or None."""
     call = part.get("functionCall") if isinstance(part, dict) else None
     return call if isinstance(call, dict) else None
 
 
 def function_response(part) -> dict | None:
+    """A part's ``functionResponse`` object, or None."""
     response = part.get("functionResponse") if isinstance(part, dict) else None
     return response if isinstance(response, dict) else None
 
@@ -136,10 +139,12 @@ def result_groups(parts: list) -> list[tuple[str, str, str]]:
 
 
 def result_text(result) -> str:
+    """A tool call's result parts as text."""
     return "\n".join(text for _, _, text in result_groups(parts_of(result)) if text)
 
 
 def is_denial(text: str) -> bool:
+    """Whether a result text is one of the fixed texts of a denied call."""
     return any(marker in text for marker in DENIAL_TEXTS)
 
 
@@ -158,16 +163,19 @@ class Message:
     first_time: str | None = None  # the timestamp of the first copy (copies keep it; see the docs)
 
     def at(self, *parts) -> str:
+        """The locator of a part of this message, marked when the copy was rewound or replaced."""
         locator = "/".join([self.locator, *(str(part) for part in parts)])
         return f"{locator}/{self.marker}" if self.marker else locator
 
     @property
     def kind(self) -> str:
+        """The message's ``type`` ('' if it has none)."""
         value = self.record.get("type")
         return value if isinstance(value, str) else ""
 
     @property
     def message_id(self) -> str:
+        """The message's ``id`` as text ('' if none)."""
         return str(self.record.get("id") or "")
 
 
@@ -206,6 +214,7 @@ class SessionRenderer:
         return moment(message.first_time if ns_from_iso(message.first_time) else message.record.get("timestamp"))
 
     def rows(self, message: Message) -> Iterator[Draft]:
+        """The rows of one message, by its type."""
         kind = message.kind
         produced = False
         if kind == "user":

@@ -49,6 +49,8 @@ _ABSOLUTE = re.compile(r"^(/|[A-Za-z]:[\\/])")
 
 @dataclass(frozen=True)
 class Folder:
+    """A per-project folder under a .gemini directory (``tmp/<slug>`` or ``history/<slug>``)."""
+
     root: str  # the .gemini directory, path below the location, with a trailing "/" ("" at the top)
     kind: str  # tmp | history
     name: str  # slug or legacy hash
@@ -86,6 +88,8 @@ def load_jsonc(data: bytes):
 
 @dataclass
 class ProjectMap:
+    """Project paths by folder slug and by legacy SHA-256 hash, for one .gemini directory."""
+
     by_folder: dict[str, str] = field(default_factory=dict)  # slug -> path
     by_hash: dict[str, str] = field(default_factory=dict)  # sha256 hex -> path
     seen: set[str] = field(default_factory=set)
@@ -133,6 +137,7 @@ def _absolute_strings(value) -> Iterator[str]:
 
 
 def build_map(ctx: ParseContext, location: str, root: str) -> ProjectMap:
+    """The project map of one .gemini directory, from its registry and ``.project_root`` files."""
     table = ProjectMap()
     for source in ctx.related("project_roots"):
         if _same_root(source, location, root, top_level=False):
@@ -165,6 +170,7 @@ def build_map(ctx: ParseContext, location: str, root: str) -> ProjectMap:
 
 
 def project_map(ctx: ParseContext, root: str) -> ProjectMap:
+    """The project map of the .gemini directory of ``root``, built once per worker."""
     location = ctx.source.location
     return ctx.cached(("gemini-cli-projects", location, root), lambda: build_map(ctx, location, root))
 

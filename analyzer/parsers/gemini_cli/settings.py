@@ -80,7 +80,8 @@ def parse_settings(ctx: ParseContext) -> Iterator[Draft]:
         value, present = _lookup(document, key)
         # a flat "model"/"sandbox" key may be a nested object's name: only the settings' own values count
         if present and not (isinstance(value, dict) and key in ("sandbox", "folderTrust")):
-            yield Draft("system", f"permission setting: {key}={setting_value(value)} {origin}", pointer(*key.split(".")), **file_mtime(ctx))
+            yield Draft("system", f"permission setting: {key}={setting_value(value)} {origin}",
+                        pointer(*key.split(".")), **file_mtime(ctx))
     servers = document.get("mcpServers")
     for name, server in (servers.items() if isinstance(servers, dict) else ()):
         for key in SERVER_KEYS:
@@ -91,7 +92,8 @@ def parse_settings(ctx: ParseContext) -> Iterator[Draft]:
     for key in CONTEXT_KEYS:
         value, present = _lookup(document, key)
         if present and not (key == "model" and isinstance(value, dict)):  # nested model settings: model.name
-            yield Draft("system", f"setting: {key}={setting_value(value)} {origin}", pointer(*key.split(".")), **file_mtime(ctx))
+            yield Draft("system", f"setting: {key}={setting_value(value)} {origin}", pointer(*key.split(".")),
+                        **file_mtime(ctx))
 
 
 # -- policies -------------------------------------------------------------------------------------------------
@@ -122,8 +124,8 @@ def _policy_rows(ctx: ParseContext, document: dict, origin: str, counters: dict)
     for key, value in document.items():
         tables = value if isinstance(value, list) and all(isinstance(item, dict) for item in value) else None
         if not tables:
-            yield Draft("system", f"permission setting: {key}={setting_value(value)} {origin}", f"toml:/{escape_key(key)}",
-                        **file_mtime(ctx))
+            yield Draft("system", f"permission setting: {key}={setting_value(value)} {origin}",
+                        f"toml:/{escape_key(key)}", **file_mtime(ctx))
             continue
         for table in tables:
             index = counters.get(key, 0)

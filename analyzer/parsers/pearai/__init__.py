@@ -1,4 +1,4 @@
-"""PearAI: chat sessions (Continue fork), agent tasks (Roo Code 3.15 fork), and their side records.
+r"""PearAI: chat sessions (Continue fork), agent tasks (Roo Code 3.15 fork), and their side records.
 
 The row rules are those of docs/agents/pearai.md (the seed's Parser plan):
 
@@ -18,7 +18,8 @@ Sample records::
 
     {"history":[{"message":{"role":"user","content":"why does build.sh fail"}, ...}],
      "perplexityHistory":[], "sessionId":"9b1c2d3e-...", "workspaceDirectory":"/home/alice/proj"}
-    [{"role":"assistant","content":[{"type":"text","text":"<execute_command>\\n<command>npm test</command>\\n</execute_command>"}],"ts":1759400103000}]
+    [{"role":"assistant","content":[{"type":"text",
+      "text":"<execute_command>\n<command>npm test</command>\n</execute_command>"}],"ts":1759400103000}]
 
 References: trypear/pearai-submodule@51eceef core/index.d.ts:207-332, core/util/history.ts:7-135,
 core/llm/index.ts:247-291,373-384,548-588, extensions/vscode/src/extension/VsCodeExtension.ts:132-155;

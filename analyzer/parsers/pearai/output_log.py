@@ -51,7 +51,8 @@ def parse_output_log(ctx: ParseContext) -> Iterator[Draft]:
             yield from _request_rows(request, (start, reply), moment)
             request = None
         else:
-            yield bad_record(f"line:{start}", "a write that starts with neither Settings: nor Completion:", "\n".join(body))
+            yield bad_record(f"line:{start}", "a write that starts with neither Settings: nor Completion:",
+                             "\n".join(body))
     if request is not None:
         yield from _request_rows(request, None, moment)
 
@@ -115,5 +116,6 @@ def _log_session_ns(ctx: ParseContext) -> int | None:
     offset = (collection.get("time_zone") or {}).get("utc_offset_seconds")
     if not isinstance(offset, int):
         return None
-    local = dt.datetime.strptime(match.group(1), "%Y%m%dT%H%M%S").replace(tzinfo=dt.timezone(dt.timedelta(seconds=offset)))
+    zone = dt.timezone(dt.timedelta(seconds=offset))
+    local = dt.datetime.strptime(match.group(1), "%Y%m%dT%H%M%S").replace(tzinfo=zone)
     return int(local.timestamp()) * 1_000_000_000

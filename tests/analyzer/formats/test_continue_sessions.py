@@ -69,7 +69,8 @@ def test_an_index_entry_whose_file_is_missing_is_a_session_row():
 def test_dev_data_chat_keeps_the_last_user_block_and_the_completion():
     line = {"sessionId": "s1", "prompt": "<system>\nbe brief\n\n<user>\nwhy\n\n", "completion": "because",
             "completionOptions": {"model": "m"}}
-    files = {("fork.dev_data", "dev_data/chat.jsonl"): json.dumps(line).encode() + b"\n", INDEX: json.dumps([ENTRY]).encode()}
+    files = {("fork.dev_data", "dev_data/chat.jsonl"): json.dumps(line).encode() + b"\n",
+             INDEX: json.dumps([ENTRY]).encode()}
     found = list(dev_data_chat_rows(context(files, "dev_data/chat.jsonl"), index_store="index"))
     assert [(row.turn_type, row.text, row.model, row.project_path) for row in found] == [
         ("user", "why", "m", "/w"), ("assistant", "because", "m", "/w")]
