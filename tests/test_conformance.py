@@ -62,6 +62,15 @@ def test_no_flat_parser_module_is_left_beside_the_packages():
 
 
 @pytest.mark.parametrize("agent, module", module_agents(), ids=agent_ids)
+def test_an_agent_package_imports_no_other_agents_package(agent, module):
+    package = module.__name__.rsplit(".", 1)[-1]
+    for path in sorted((PARSERS_DIR / package).glob("*.py")):
+        for line in path.read_text().splitlines():
+            if line.lstrip().startswith(("import ", "from ")) and "aitrail.analyzer.parsers" in line:
+                assert f"aitrail.analyzer.parsers.{package}" in line, f"{path.name}: {line.strip()} (use formats/)"
+
+
+@pytest.mark.parametrize("agent, module", module_agents(), ids=agent_ids)
 def test_catalog_and_registry_agree_for_agents_with_a_parser_module(agent, module):
     catalog_ids = {store.parser for store in catalog_module.load().agent(agent).stores if store.parser}
     module_ids = {parser_id for parser_id, _ in module.PARSERS}
