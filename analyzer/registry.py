@@ -1,14 +1,16 @@
-"""Parser ids to parser functions, from the explicit module list in analyzer/parsers/__init__.py.
+"""Parser ids to parser functions, from the explicit package list in analyzer/parsers/__init__.py.
 
-Each parser module ends with a ``PARSERS`` tuple of (parser id, function). A
-parser id is registered exactly once; a duplicate is an error at import time,
-and a parser id must start with its module's name (the agent id with '-'
-replaced by '_'), as the catalog schema requires of the catalog side.
+Each agent package's ``__init__`` ends with a ``PARSERS`` tuple of (parser
+id, function). A parser id is registered exactly once; a duplicate is an
+error at import time, and a parser id must start with its package's id
+prefix (``AGENT`` if the package sets it, else the package name: the agent id
+with '-' replaced by '_'), as the catalog schema requires of the catalog side.
 """
 
 from __future__ import annotations
 
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
+from types import ModuleType
 
 from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.rows import Draft
@@ -17,13 +19,28 @@ Parser = Callable[[ParseContext], Iterable[Draft]]
 
 
 class RegistryError(ValueError):
-    pass
+    """A parser id that does not carry its package's prefix, or is registered twice."""
 
 
-def build(modules) -> dict[str, Parser]:
+def id_prefix(module: ModuleType) -> str:
+    """The parser-id prefix of an agent package: its ``AGENT`` if set, else its own name.
+
+    ``AGENT`` exists for agent ids that are not Python names (``continue`` is a
+    keyword, so its package is ``continue_``).
+    """
+    return getattr(module, "AGENT", None) or module.__name__.rsplit(".", 1)[-1]
+
+
+def agent_id(module: ModuleType) -> str:
+    """The agent id (as the catalog spells it) that an agent package parses for."""
+    return id_prefix(module).replace("_", "-")
+
+
+def build(modules: Iterable[ModuleType]) -> dict[str, Parser]:
+    """Every package's ``PARSERS`` in one mapping; a wrong prefix or a duplicate id is a RegistryError."""
     registry: dict[str, Parser] = {}
     for module in modules:
-        prefix = module.__name__.rsplit(".", 1)[-1] + "."
+        prefix = id_prefix(module) + "."
         for parser_id, function in module.PARSERS:
             if not parser_id.startswith(prefix):
                 raise RegistryError(f"{module.__name__}: parser id {parser_id!r} must start with {prefix!r}")
@@ -34,6 +51,7 @@ def build(modules) -> dict[str, Parser]:
 
 
 def parsers() -> dict[str, Parser]:
+    """The registry of every agent package listed in analyzer/parsers/__init__.py."""
     from aitrail.analyzer.parsers import MODULES
 
     return build(MODULES)

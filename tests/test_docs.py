@@ -17,8 +17,9 @@ SEED_SECTIONS = ("## Collection", "## Record schema", "## Joins and timestamps",
 
 def parsed_agents() -> list[str]:
     from aitrail.analyzer.parsers import MODULES
+    from aitrail.analyzer.registry import agent_id
 
-    return [module.__name__.rsplit(".", 1)[-1].replace("_", "-") for module in MODULES]
+    return [agent_id(module) for module in MODULES]
 
 
 @pytest.mark.parametrize("agent", parsed_agents())
@@ -50,8 +51,8 @@ def test_catalog_doc_names_every_schema_key():
     keys = set(catalog_schema._AGENT_KEYS) | set(catalog_schema._ROOT_KEYS) | set(catalog_schema._STORE_KEYS)
     keys |= set(catalog_schema._ENV_KEYS) | set(catalog_schema._SETTING_KEYS)
     for key in keys:
-        assert f"`{key}`" in text or f"{{{key}" in text or f", {key}" in text, (
-            f"docs/catalog.md does not document {key!r}")
+        documented = f"`{key}`" in text or f"{{{key}" in text or f", {key}" in text
+        assert documented, f"docs/catalog.md does not document {key!r}"
     for role in catalog_schema.ROLES:
         assert f"`{role}`" in text
     for fmt in catalog_schema.FORMATS:

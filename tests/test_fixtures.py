@@ -12,7 +12,21 @@ from tests.conftest import FIXTURES, all_decompressed, bundle_records
 from tests.fixture_sqlite import build, dump, targets
 
 
-@pytest.mark.parametrize("sql, database", sorted(targets().items()), ids=lambda p: p.name)
+def sql_id(path: Path) -> str:
+    return str(path.relative_to(FIXTURES))
+
+
+def test_every_sql_source_sits_in_its_case_and_builds_a_database_of_that_case():
+    assert not (FIXTURES / "sql").exists(), "SQL sources live in fixtures/<agent>/<case>/sql/"
+    found = targets()
+    assert len(found) >= 4
+    for sql, database in found.items():
+        case = sql.parent.parent
+        assert sql.parent.name == "sql" and case in database.parents, f"{sql_id(sql)} builds {sql_id(database)}"
+        assert database.name == sql.name.removesuffix(".sql"), "the SQL file is named after its database"
+
+
+@pytest.mark.parametrize("sql, database", sorted(targets().items()), ids=sql_id)
 def test_committed_sqlite_matches_its_sql(sql: Path, database: Path):
     with tempfile.TemporaryDirectory() as scratch:
         fresh = Path(scratch) / "fresh.db"

@@ -1,11 +1,13 @@
-"""Continue-style chat sessions: the sessions.json index, session files, prompt logs.
+r"""Continue-style chat sessions: the sessions.json index, session files, prompt logs.
 
 Used by Continue and by forks that kept its layout (PearAI's pearai.pearai).
 ``sessions/sessions.json`` is an array of ``{sessionId, title, dateCreated
 (ms epoch as a string), workspaceDirectory, ...}``; each ``sessions/<id>.json``
 holds the conversation with no per-message time, so the index supplies the only
 time a session has. Prompts logged as text render each message as
-``<role>\\n<content>\\n\\n``.
+``<role>\n<content>\n\n``. ``read_session``, ``unlisted_sessions``,
+``dev_data_chat_rows`` and ``tokens_generated_rows`` walk each file into rows;
+a fork passes the names of its index and session stores.
 
 References: continuedev/continue@d0a3c0b6 core/util/history.ts:111-192,
 core/index.d.ts:292-298; trypear/pearai-submodule@51eceef core/util/history.ts:7-135,
@@ -16,12 +18,15 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
-from aitrail.analyzer.formats.decode import decode_json
 from aitrail.analyzer.bundle import Source
 from aitrail.analyzer.context import FileTooLarge, ParseContext
-from aitrail.analyzer.formats.text import bad_file, bad_record
+from aitrail.analyzer.formats.cline_tasks import number
+from aitrail.analyzer.formats.decode import decode_json
+from aitrail.analyzer.formats.jsonl import Line, read_jsonl
+from aitrail.analyzer.formats.text import bad_file, bad_line, bad_record, json_document
 from aitrail.analyzer.rows import Draft, ns_from_ms
 
 _ROLE_TAG = re.compile(r"(?m)^<(system|user|assistant)>[ \t]*\n?")
@@ -29,6 +34,8 @@ _ROLE_TAG = re.compile(r"(?m)^<(system|user|assistant)>[ \t]*\n?")
 
 @dataclass
 class IndexEntry:
+    """One sessions.json entry: id, title, creation time, workspace, and where it sits in the index."""
+
     session_id: str
     title: str
     created_ns: int | None
@@ -100,8 +107,132 @@ def role_blocks(prompt: str) -> list[tuple[str, str]] | None:
 
 
 def last_user_block(prompt: str) -> str | None:
+    """The last ``<user>`` block of a prompt logged as text, or None if it has no role tags."""
     blocks = role_blocks(prompt)
     if not blocks:
         return None
     users = [text for role, text in blocks if role == "user"]
     return users[-1].strip() if users else None
+
+
+# -- the session walk: session files, the index's lost sessions, dev_data -------------------------------
+
+
+def read_session(ctx: ParseContext, index_store: str = "session_index") -> Iterator[Draft]:
+    """A session file: one row per history and perplexityHistory message.
+
+    Every row takes the session's ``dateCreated`` from the index in ``index_store``
+    (``index`` time) and its workspace; a ``model:`` row is written where a message's
+    promptLogs name a model or change it.
+    """
+    document, problem = json_document(ctx.data, "session file")
+    if problem is not None:
+        yield problem
+        return
+    session_id = str(document.get("sessionId") or ctx.source.name.removesuffix(".json"))
+    entry = session_index(ctx, index_store).get(session_id)
+    base = {
+        "session_id": session_id,
+        "project_path": str(document.get("workspaceDirectory") or (entry.workspace if entry else "")),
+        "timestamp_ns": entry.created_ns if entry else None,
+        "timestamp_source": "index",
+    }
+    if "history" not in document and "perplexityHistory" not in document:
+        yield bad_record("json:/", "session without history or perplexityHistory", json.dumps(document)[:2000])
+    model = None
+    for list_name in ("history", "perplexityHistory"):
+        items = document.get(list_name)
+        if items is None:
+            continue
+        if not isinstance(items, list):
+            yield bad_record(f"json:/{list_name}", f"{list_name} is a JSON {type(items).__name__}, not an array")
+            continue
+        for position, item in enumerate(items):
+            for draft in _chat_item(item, f"json:/{list_name}/{position}", base, model):
+                if draft.extra.get("model_now"):
+                    model = draft.extra["model_now"]
+                yield draft
+
+
+def _chat_item(item, locator: str, base: dict, model: str | None) -> Iterator[Draft]:
+    if not isinstance(item, dict) or not isinstance(item.get("message"), dict):
+        yield bad_record(locator, "history item without a message object", json.dumps(item)[:2000])
+        return
+    message = item["message"]
+    item_model = _prompt_log_model(item)
+    if item_model and item_model != model:
+        text = f"model: {item_model}" if model is None else f"model: {model} -> {item_model}"
+        yield Draft("system", text, f"{locator}/promptLogs/0/completionOptions/model", model=item_model,
+                    extra={"model_now": item_model}, **base)
+    role = message.get("role")
+    turn = role if role in ("user", "assistant", "system") else "system"
+    text = message_text(message.get("content"))
+    if turn == "system" and role != "system":
+        text = f"role {role!r}: {text}"
+    yield Draft(turn, text, f"{locator}/message/content", model=item_model or "", **base)
+
+
+def _prompt_log_model(item: dict) -> str | None:
+    logs = item.get("promptLogs")
+    if isinstance(logs, list) and logs and isinstance(logs[0], dict):
+        options = logs[0].get("completionOptions")
+        if isinstance(options, dict) and isinstance(options.get("model"), str) and options["model"]:
+            return options["model"]
+    return None
+
+
+def unlisted_sessions(ctx: ParseContext, sessions_store: str = "chat_sessions") -> Iterator[Draft]:
+    """Bad index entries, and a ``session:`` row per entry whose file (in ``sessions_store``) is not in the bundle."""
+    entries, problems = read_index(ctx, ctx.source)
+    yield from problems
+    for entry in entries.values():
+        if ctx.sibling(f"{entry.session_id}.json", sessions_store) is None:
+            yield Draft("system", f"session: {entry.title} (listed in sessions.json; its session file is not in "
+                                  "the bundle)", entry.locator, timestamp_ns=entry.created_ns, timestamp_source="index",
+                        session_id=entry.session_id, project_path=entry.workspace)
+
+
+def dev_data_chat_rows(ctx: ParseContext, index_store: str = "session_index") -> Iterator[Draft]:
+    """dev_data/chat.jsonl: the prompt's last user block, the completion, the feedback (no time recorded).
+
+    A prompt without a user block is a ``model request:`` row.
+    """
+    index = session_index(ctx, index_store)
+    for line in read_jsonl(ctx):
+        if not isinstance(line, Line):
+            yield line
+            continue
+        record = line.value
+        session_id = str(record.get("sessionId") or "")
+        entry = index.get(session_id)
+        options = record.get("completionOptions")
+        model = str(options.get("model") or "") if isinstance(options, dict) else ""
+        base = {"session_id": session_id, "project_path": entry.workspace if entry else "", "model": model,
+                "timestamp_source": "none"}
+        prompt = str(record.get("prompt") or "")
+        if not prompt and "completion" not in record and "feedback" not in record:
+            yield bad_line(line.number, "no prompt, completion or feedback", line.raw)
+            continue
+        user = last_user_block(prompt)
+        if user is not None:
+            yield Draft("user", user, line.locator, **base)
+        elif prompt:
+            yield Draft("system", f"model request: {prompt}", line.locator, **base)
+        if "completion" in record:
+            yield Draft("assistant", str(record.get("completion") or ""), line.locator, **base)
+        if "feedback" in record:
+            yield Draft("system", f"user feedback: {json.dumps(record['feedback'])} (from dev_data/chat.jsonl)",
+                        line.locator, **base)
+
+
+def tokens_generated_rows(ctx: ParseContext) -> Iterator[Draft]:
+    """dev_data/tokens_generated.jsonl: one ``tokens generated:`` row per line (no time recorded)."""
+    for line in read_jsonl(ctx):
+        if not isinstance(line, Line):
+            yield line
+            continue
+        record = line.value
+        text = (f"tokens generated: model={record.get('model', '')} provider={record.get('provider', '')} "
+                f"promptTokens={number(record.get('promptTokens'))} "
+                f"generatedTokens={number(record.get('generatedTokens'))}")
+        yield Draft("system", text, line.locator, model=str(record.get("model") or ""), timestamp_source="none")

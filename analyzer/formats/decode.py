@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Callable, Iterator, TypeVar
+from typing import TypeVar
 
 MAX_NESTING = 200  # levels of arrays/objects; real agent records nest a few dozen at most
 TOML_FRAMES = 400  # tomllib spends about three frames per level: about 130 levels of TOML

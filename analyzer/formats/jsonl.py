@@ -9,8 +9,8 @@ line in the middle of a file.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Iterator
 
 from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.formats.decode import decode_json
@@ -20,6 +20,8 @@ from aitrail.analyzer.rows import Draft
 
 @dataclass
 class Line:
+    """One decoded JSONL line: its number, byte offset, value and raw bytes."""
+
     number: int
     offset: int
     value: object
@@ -27,6 +29,7 @@ class Line:
 
     @property
     def locator(self) -> str:
+        """``line:N``, the line's locator."""
         return f"line:{self.number}"
 
 
@@ -55,3 +58,13 @@ def read_jsonl(ctx: ParseContext, require_object: bool = True) -> Iterator[Line 
             yield bad_line(number, f"a JSON {type(value).__name__}, not an object", raw)
             continue
         yield Line(number, offset, value, raw)
+
+
+def each_line(ctx: ParseContext, rows: Callable[[Line], Iterable[Draft]],
+              require_object: bool = True) -> Iterator[Draft]:
+    """The rows ``rows`` gives for each decoded line, in order, with the ``parser:`` rows of the lines not read."""
+    for item in read_jsonl(ctx, require_object):
+        if isinstance(item, Line):
+            yield from rows(item)
+        else:
+            yield item

@@ -44,8 +44,8 @@ def test_search_after_gives_what_the_regex_gave():
 HOSTILE = """
 import json, resource, types
 resource.setrlimit(resource.RLIMIT_CPU, (60, 60))
-from aitrail.analyzer.parsers import codex_rollout
-from aitrail.analyzer.parsers.gemini_cli_projects import load_jsonc
+from aitrail.analyzer.parsers.codex import rollout as codex_rollout
+from aitrail.analyzer.parsers.gemini_cli.projects import load_jsonc
 from tests.analyzer.fakes import FakeBundle, run
 n = 200_000
 path = ".claude/projects/-home-dev-x/4f9d2c1e-7b3a-4e55-9a0c-2d6e8b1f0a37.jsonl"

@@ -32,10 +32,10 @@ import ast
 import json
 from collections.abc import Iterator
 
-from aitrail.analyzer.formats.decode import decode_toml
 from aitrail.analyzer.context import ParseContext
+from aitrail.analyzer.formats.decode import decode_toml
+from aitrail.analyzer.formats.idioms import file_mtime, pointer, setting_value
 from aitrail.analyzer.formats.text import bad_file, bad_line, excerpt
-from aitrail.analyzer.parsers.codex_items import json_value
 from aitrail.analyzer.rows import Draft
 
 try:  # Python 3.11+; the analyzer's other parsers run on 3.10 too
@@ -48,16 +48,6 @@ PERMISSION_TABLES = ("sandbox_workspace_write", "permissions")
 PROFILE_KEYS = ("approval_policy", "sandbox_mode")
 SETTING_TABLES = ("history",)  # not permission state, but says why history.jsonl is empty or trimmed
 RULE_CALLS = ("prefix_rule", "network_rule")
-
-
-def _json(value) -> str:
-    """Compact JSON; TOML dates and times as their ISO text."""
-    return json_value(value)
-
-
-def _pointer(*keys: str) -> str:
-    """A JSON-pointer-style locator into the TOML document (RFC 6901 escaping)."""
-    return "toml:/" + "/".join(key.replace("~", "~0").replace("/", "~1") for key in keys)
 
 
 def _key(key: str) -> str:
@@ -80,29 +70,34 @@ def _read_toml(ctx: ParseContext) -> tuple[dict | None, str]:
 
 
 def parse_config(ctx: ParseContext) -> Iterator[Draft]:
+    """config.toml: ``model:`` and ``permission setting:`` rows for the keys and tables that grant or choose.
+
+    Project trust levels and profiles are read the same way; every row takes the file's
+    mtime, and the keys not read are named in one ``config: other keys set`` row.
+    """
     document, problem = _read_toml(ctx)
     if document is None:
         yield bad_file(f"{ctx.source.name}: {problem}")
         return
     name = ctx.source.name
-    moment = {"timestamp_ns": ctx.source.mtime_ns, "timestamp_source": "file-mtime"}
+    moment = file_mtime(ctx)
     read: set[str] = set()
     if isinstance(document.get("model"), str):
         read.add("model")
-        yield Draft("system", f"model: {document['model']} (default in {name})", _pointer("model"),
+        yield Draft("system", f"model: {document['model']} (default in {name})", pointer("model", scheme="toml"),
                     model=document["model"], **moment)
     for key in PERMISSION_KEYS:
         if key in document:
             read.add(key)
-            yield Draft("system", f"permission setting: {key}={_json(document[key])} (from {name})", _pointer(key),
-                        **moment)
+            yield Draft("system", f"permission setting: {key}={setting_value(document[key])} (from {name})",
+                        pointer(key, scheme="toml"), **moment)
     for table in PERMISSION_TABLES + SETTING_TABLES:
         if isinstance(document.get(table), dict):
             read.add(table)
             prefix = "permission setting" if table in PERMISSION_TABLES else "setting"
             for key, value in document[table].items():
-                yield Draft("system", f"{prefix}: {table}.{_key(key)}={_json(value)} (from {name})",
-                            _pointer(table, key), **moment)
+                yield Draft("system", f"{prefix}: {table}.{_key(key)}={setting_value(value)} (from {name})",
+                            pointer(table, key, scheme="toml"), **moment)
     if isinstance(document.get("projects"), dict):
         read.add("projects")
         yield from _project_rows(document["projects"], name, moment)
@@ -121,8 +116,9 @@ def _project_rows(projects: dict, name: str, moment: dict) -> Iterator[Draft]:
             continue
         for key in ("trust_level",):
             if key in table:
-                yield Draft("system", f"permission setting: projects.{_key(path)}.{key}={_json(table[key])} "
-                                      f"(from {name})", _pointer("projects", path, key), project_path=path, **moment)
+                yield Draft("system", f"permission setting: projects.{_key(path)}.{key}={setting_value(table[key])} "
+                                      f"(from {name})", pointer("projects", path, key, scheme="toml"),
+                            project_path=path, **moment)
 
 
 def _profile_rows(profiles: dict, name: str, moment: dict) -> Iterator[Draft]:
@@ -131,11 +127,11 @@ def _profile_rows(profiles: dict, name: str, moment: dict) -> Iterator[Draft]:
             continue
         if isinstance(table.get("model"), str):
             yield Draft("system", f"model: {table['model']} (profile {profile} in {name})",
-                        _pointer("profiles", profile, "model"), model=table["model"], **moment)
+                        pointer("profiles", profile, "model", scheme="toml"), model=table["model"], **moment)
         for key in PROFILE_KEYS:
             if key in table:
-                yield Draft("system", f"permission setting: profiles.{_key(profile)}.{key}={_json(table[key])} "
-                                      f"(from {name})", _pointer("profiles", profile, key), **moment)
+                yield Draft("system", f"permission setting: profiles.{_key(profile)}.{key}={setting_value(table[key])} "
+                                      f"(from {name})", pointer("profiles", profile, key, scheme="toml"), **moment)
 
 
 # -- requirements.toml ------------------------------------------------------------------------
@@ -155,13 +151,13 @@ def parse_requirements(ctx: ParseContext) -> Iterator[Draft]:
     if document is None:
         yield bad_file(f"{ctx.source.name}: {problem}")
         return
-    moment = {"timestamp_ns": ctx.source.mtime_ns, "timestamp_source": "file-mtime"}
+    moment = file_mtime(ctx)
     if not document:
         yield Draft("system", f"config: no keys set (in {ctx.source.name})", "file", **moment)
     for keys, value in _leaves(document):
         dotted = ".".join(_key(key) for key in keys)
-        yield Draft("system", f"permission setting: {dotted}={_json(value)} (from {ctx.source.name})",
-                    _pointer(*keys), **moment)
+        yield Draft("system", f"permission setting: {dotted}={setting_value(value)} (from {ctx.source.name})",
+                    pointer(*keys, scheme="toml"), **moment)
 
 
 # -- rules/*.rules ----------------------------------------------------------------------------
@@ -192,7 +188,7 @@ def _statements(text: str) -> tuple[list[tuple[int, ast.stmt, str]], list[tuple[
 
 def _argument(node: ast.expr, source: str) -> str:
     try:
-        return _json(ast.literal_eval(node))
+        return setting_value(ast.literal_eval(node))
     except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
         return ast.get_source_segment(source, node) or ast.dump(node)
 
@@ -209,13 +205,17 @@ def rule_text(node: ast.stmt, source: str) -> str | None:
 
 
 def parse_rules(ctx: ParseContext) -> Iterator[Draft]:
+    """rules/*.rules (Starlark): one ``permission setting:`` row per ``prefix_rule`` statement.
+
+    A statement that is not a rule is named as not read; a file with only comments says so.
+    """
     try:
         text = ctx.config_data().decode("utf-8")
     except UnicodeDecodeError as exc:
         yield bad_file(f"{ctx.source.name}: not UTF-8 at byte {exc.start}")
         return
     lines = text.split("\n")
-    moment = {"timestamp_ns": ctx.source.mtime_ns, "timestamp_source": "file-mtime"}
+    moment = file_mtime(ctx)
     origin = f"rules/{ctx.source.name}"
     statements, problems = _statements(text)
     for number, reason in problems:

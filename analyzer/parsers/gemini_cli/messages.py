@@ -35,6 +35,7 @@ import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from aitrail.analyzer.formats.calls import CallLedger
 from aitrail.analyzer.formats.text import bad_record
 from aitrail.analyzer.rows import Draft, ns_from_iso
 
@@ -94,15 +95,18 @@ def part_text(part) -> str:
 
 
 def is_thought(part) -> bool:
+    """Whether a part is a thought (``thought: true`` with text)."""
     return isinstance(part, dict) and part.get("thought") is True and isinstance(part.get("text"), str)
 
 
 def function_call(part) -> dict | None:
+    """A part's ``functionCall`` object, or None."""
     call = part.get("functionCall") if isinstance(part, dict) else None
     return call if isinstance(call, dict) else None
 
 
 def function_response(part) -> dict | None:
+    """A part's ``functionResponse`` object, or None."""
     response = part.get("functionResponse") if isinstance(part, dict) else None
     return response if isinstance(response, dict) else None
 
@@ -135,10 +139,12 @@ def result_groups(parts: list) -> list[tuple[str, str, str]]:
 
 
 def result_text(result) -> str:
+    """A tool call's result parts as text."""
     return "\n".join(text for _, _, text in result_groups(parts_of(result)) if text)
 
 
 def is_denial(text: str) -> bool:
+    """Whether a result text is one of the fixed texts of a denied call."""
     return any(marker in text for marker in DENIAL_TEXTS)
 
 
@@ -157,16 +163,19 @@ class Message:
     first_time: str | None = None  # the timestamp of the first copy (copies keep it; see the docs)
 
     def at(self, *parts) -> str:
+        """The locator of a part of this message, marked when the copy was rewound or replaced."""
         locator = "/".join([self.locator, *(str(part) for part in parts)])
         return f"{locator}/{self.marker}" if self.marker else locator
 
     @property
     def kind(self) -> str:
+        """The message's ``type`` ('' if it has none)."""
         value = self.record.get("type")
         return value if isinstance(value, str) else ""
 
     @property
     def message_id(self) -> str:
+        """The message's ``id`` as text ('' if none)."""
         return str(self.record.get("id") or "")
 
 
@@ -184,8 +193,7 @@ class SessionRenderer:
         self.model = ""
         self.call_ids: set[str] = set()
         self.result_ids: set[str] = set()
-        self.pending: dict[str, Draft] = {}  # calls whose result has not been met yet
-        self.answered: set[str] = set()
+        self.calls = CallLedger()  # calls whose result has not been met yet, and the ids answered
         self.used: set[str] = set()  # ids of the tool_use rows made so far
         for message in messages:
             for call in self._tool_calls(message):
@@ -206,6 +214,7 @@ class SessionRenderer:
         return moment(message.first_time if ns_from_iso(message.first_time) else message.record.get("timestamp"))
 
     def rows(self, message: Message) -> Iterator[Draft]:
+        """The rows of one message, by its type."""
         kind = message.kind
         produced = False
         if kind == "user":
@@ -316,8 +325,8 @@ class SessionRenderer:
                         tool_use_id=call_id, **when, **fields)
             yield use
             self.used.add(call_id)
-            if call_id and call_id not in self.answered:
-                self.pending[call_id] = use
+            if not self.calls.is_answered(call_id):
+                self.calls.called(use)
 
     def _tool_call(self, message: Message, index: int, call, when: dict, fields: dict) -> Iterator[Draft]:
         where = message.at("toolCalls", index)
@@ -331,11 +340,11 @@ class SessionRenderer:
         self.used.add(call_id)
         result = call.get("result")
         if result in (None, [], ""):
-            if call_id and call_id not in self.answered:
-                self.pending[call_id] = use  # a later synthetic user message may still carry it
+            if not self.calls.is_answered(call_id):
+                self.calls.called(use)  # a later synthetic user message may still carry it
             return
         finished = moment(call.get("timestamp"), when["timestamp_ns"])
-        self.answered.add(call_id)
+        self.calls.answered(call_id)
         text = result_text(result)
         yield Draft("tool_result", text, where, tool_name=name, tool_use_id=call_id, **finished, **fields)
         if is_denial(text):
@@ -343,14 +352,13 @@ class SessionRenderer:
                         **finished, **fields)
 
     def _result(self, call_id: str, name: str, text: str, where: str, when: dict) -> Iterator[Draft]:
-        call = self.pending.pop(call_id, None) if call_id else None
+        call = self.calls.take(call_id)
         name = name or (call.tool_name if call else "")
         yield Draft("tool_result", text, where, tool_name=name, tool_use_id=call_id, **when, **self.base)
         if call_id and call is None and call_id not in self.call_ids and call_id not in self.used:
             yield Draft("system", f"parser: tool result for {name or 'a tool'} with no tool call before it", where,
                         tool_name=name, tool_use_id=call_id, **when, **self.base)
-        if call_id:
-            self.answered.add(call_id)
+        self.calls.answered(call_id)
         if is_denial(text):
             yield Draft("system", "permission decision: denied", where, tool_name=name, tool_use_id=call_id,
                         **when, **self.base)
@@ -365,11 +373,4 @@ class SessionRenderer:
 
     def finish(self) -> Iterator[Draft]:
         """A parser: row for every call whose result is nowhere in the session."""
-        for call_id, call in self.pending.items():
-            if call_id in self.answered:
-                continue
-            yield Draft("system", f"parser: no result recorded for tool call {call_id} ({call.tool_name})",
-                        call.locator, timestamp_ns=call.timestamp_ns, timestamp_source=call.timestamp_source,
-                        session_id=call.session_id, project_path=call.project_path, model=call.model,
-                        tool_name=call.tool_name, tool_use_id=call.tool_use_id)
-        self.pending.clear()
+        yield from self.calls.orphans(skip_answered=True)

@@ -3,16 +3,16 @@
 Claude Code is closed source; the rules follow Anthropic's Agent SDK (which
 reads and rewrites the same files), the official changelog and community
 schemas, as research/formats-cli-agents.md section 1 collects them, and are
-stated in docs/agents/claude-code.md. The work is split by file family:
+stated in docs/agents/claude-code.md. The package is split by file family:
 
-* claude_code_transcript.py: projects/<sanitized cwd>/<sessionId>.jsonl and
+* transcript.py: projects/<sanitized cwd>/<sessionId>.jsonl and
   the sub-agent files (<sessionId>/subagents/agent-<id>.jsonl, legacy
   agent-<id>.jsonl): every entry type, tool joins by id, the streaming
   split, the parentUuid tree, model rows, permission decisions;
-* claude_code_content.py: how one entry's content reads as text;
-* claude_code_history.py: history.jsonl with paste-cache/, and the 1.0.x
+* content.py: how one entry's content reads as text;
+* history.py: history.jsonl with paste-cache/, and the 1.0.x
   prompt history inside ~/.claude.json (both secondary);
-* claude_code_state.py: ~/.claude.json (project map, allowedTools, legacy
+* state.py: ~/.claude.json (project map, allowedTools, legacy
   prompts; backups minus the live file), settings permission rules, todos,
   tasks, plans and the sub-agent sidecar.
 
@@ -28,8 +28,8 @@ d-kimuson/claude-code-viewer@9367cf006b src/lib/conversation-schema/index.ts:1-4
 jeremedia/claude-code-log-format@a5892fe165 CLAUDE_CODE_LOG_FORMAT.md:57-566, source-docs/JSONL_LOGGING.md.
 """
 
-from aitrail.analyzer.parsers.claude_code_history import parse_history
-from aitrail.analyzer.parsers.claude_code_state import (
+from .history import parse_history
+from .state import (
     parse_global_state,
     parse_plan,
     parse_settings,
@@ -37,7 +37,7 @@ from aitrail.analyzer.parsers.claude_code_state import (
     parse_tasks,
     parse_todos,
 )
-from aitrail.analyzer.parsers.claude_code_transcript import parse_transcript
+from .transcript import parse_transcript
 
 PARSERS = (
     ("claude_code.transcript.v1", parse_transcript),

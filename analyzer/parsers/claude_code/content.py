@@ -4,7 +4,7 @@ Pure functions, no state: which user-role texts the user typed (and which
 Claude Code injected), how a tool result's content becomes text, which
 result texts are permission denials, and the one-line text of system,
 attachment and metadata entries. The stateful walk over a transcript
-(joins, tree, streaming merge) is in claude_code_transcript.py.
+(joins, tree, streaming merge) is in transcript.py.
 
 Sample user entries::
 
@@ -130,6 +130,7 @@ def permission_decision(text: str, is_error) -> str | None:
 
 
 def compact_json(value, limit: int = 300) -> str:
+    """Compact JSON in recorded key order, cut to ``limit`` characters (an excerpt, not a setting value)."""
     return excerpt(json.dumps(value, ensure_ascii=False, separators=(",", ":")), limit)
 
 
@@ -187,6 +188,7 @@ def queued_prompt(attachment: dict) -> str | None:
 
 
 def attachment_text(attachment: dict) -> str:
+    """``attachment <type>: <the rest as compact JSON>`` for an attachment without a prompt."""
     return f"attachment {safe_label(attachment.get('type'))}: {compact_json(rest_of(attachment, 'type'))}"
 
 

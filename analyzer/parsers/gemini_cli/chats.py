@@ -2,10 +2,10 @@
 
 JSONL (``tmp/<id>/chats/session-<UTC minute>-<id8>.jsonl``, sub-agents in
 ``chats/<parent sessionId>/<sessionId>.jsonl``, set-aside copies
-``<file>.unreadable-<ms>``) is replayed by ``gemini_cli_replay``; rows per line:
+``<file>.unreadable-<ms>``) is replayed by ``replay``; rows per line:
 
 * metadata line: ``session metadata: projectHash="…" startTime="…" kind="main"`` at ``startTime``;
-* a message: its rows (``gemini_cli_messages``) at its first copy's place, from its last copy;
+* a message: its rows (``messages``) at its first copy's place, from its last copy;
 * each earlier copy of a message: ``superseded: …`` naming where the last copy is;
 * ``$set``: ``session update: key=value …`` at its ``lastUpdated`` when it has one;
 * ``$rewindTo``: ``rewind: …`` (no time: the record has none); the messages it
@@ -27,26 +27,27 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from aitrail.analyzer.formats.decode import decode_json
 from aitrail.analyzer.bundle import MemberUnreadable
 from aitrail.analyzer.context import ParseContext
+from aitrail.analyzer.formats.decode import decode_json
 from aitrail.analyzer.formats.jsonl import Line, read_jsonl
 from aitrail.analyzer.formats.text import bad_record, excerpt, json_document
-from aitrail.analyzer.parsers.gemini_cli_messages import (
+from aitrail.analyzer.rows import Draft, ns_from_ms
+
+from .messages import (
     Message,
     SessionRenderer,
     compact,
     moment,
 )
-from aitrail.analyzer.parsers.gemini_cli_projects import project_path
-from aitrail.analyzer.parsers.gemini_cli_replay import (
+from .projects import project_path
+from .replay import (
     EVENT,
     MESSAGE,
     Entry,
     LineEvent,
     Replay,
 )
-from aitrail.analyzer.rows import Draft, ns_from_ms
 
 _UNREADABLE = re.compile(r"\.unreadable-(\d+)$")
 _SUBAGENT = re.compile(r"/chats/([^/]+)/[^/]+$")
@@ -69,6 +70,11 @@ def fields_text(fields: dict, skip: tuple[str, ...] = ()) -> str:
 
 
 def parse_chat_jsonl(ctx: ParseContext) -> Iterator[Draft]:
+    """A session-*.jsonl event log, replayed as a mutation log into one row per message and part.
+
+    Rewinds and updates keep the removed or earlier copies as rows of their own; the
+    project comes from the project registry join.
+    """
     replay = Replay()
     for item in read_jsonl(ctx):
         if isinstance(item, Line):
@@ -156,6 +162,10 @@ def _superseded(entry: Entry, copy, base: dict) -> Draft:
 
 
 def parse_chat_legacy_json(ctx: ParseContext) -> Iterator[Draft]:
+    """A legacy single-object session-*.json: metadata row, then one row per message.
+
+    Messages already copied into a continuing JSONL session are left to that session.
+    """
     document, problem = json_document(ctx.data, "legacy chat")
     if problem is not None:
         yield problem

@@ -1,17 +1,17 @@
 """gemini-cli: Google's Gemini CLI, everything it keeps in ~/.gemini (and the machine-wide settings).
 
-What is read, per catalog store (details in the helper modules and docs/agents/gemini-cli.md):
+What is read, per catalog store (details in this package's modules and docs/agents/gemini-cli.md):
 
 * ``chats``, ``subagent_chats``, ``unreadable_chats``: the JSONL event log
   ``tmp/<id>/chats/session-<UTC minute>-<id8>.jsonl`` replayed as a mutation
-  log (``gemini_cli_chats``, ``gemini_cli_replay``, ``gemini_cli_messages``);
+  log (``chats``, ``replay``, ``messages``);
 * ``chats_legacy``: the single-object ``session-*.json`` of 2025-08 to 2026-04;
 * ``prompt_log`` (secondary), ``shell_history`` (secondary), ``saved_chats``
-  (secondary), ``edit_checkpoints``, ``tracker`` (``gemini_cli_history``);
+  (secondary), ``edit_checkpoints``, ``tracker`` (``history``);
 * ``projects_registry``, ``project_roots``: the project map, also the join
-  that gives every per-project row its project_path (``gemini_cli_projects``);
+  that gives every per-project row its project_path (``projects``);
 * ``user_settings``, ``system_settings``, ``policies``, ``system_policies``,
-  ``trusted_folders``: standing permissions (``gemini_cli_settings``).
+  ``trusted_folders``: standing permissions (``settings``).
 
 A chat line, for the record:
 
@@ -24,22 +24,22 @@ packages/core/src/config/projectRegistry.ts:16-421, packages/core/src/config/sto
 (research/formats-cli-agents.md section 3).
 """
 
-from aitrail.analyzer.parsers.gemini_cli_chats import (
+from .chats import (
     parse_chat_jsonl,
     parse_chat_legacy_json,
 )
-from aitrail.analyzer.parsers.gemini_cli_history import (
+from .history import (
     parse_edit_checkpoint,
     parse_logs_json,
     parse_saved_chat,
     parse_shell_history,
     parse_tracker,
 )
-from aitrail.analyzer.parsers.gemini_cli_projects import (
+from .projects import (
     parse_project_root,
     parse_projects_registry,
 )
-from aitrail.analyzer.parsers.gemini_cli_settings import (
+from .settings import (
     parse_policy,
     parse_settings,
     parse_trusted_folders,

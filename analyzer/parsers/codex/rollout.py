@@ -24,16 +24,20 @@ openai/codex@43809a454e (#3380, tagged lines); openai/codex@0846c126ea codex-rs/
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 
 from aitrail.analyzer.bundle import MemberUnreadable
 from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.formats.decode import decode_json
+from aitrail.analyzer.formats.idioms import setting_value
 from aitrail.analyzer.formats.jsonl import Line, read_jsonl
 from aitrail.analyzer.formats.scan import search_after
-from aitrail.analyzer.formats.text import bad_file, bad_line, excerpt
-from aitrail.analyzer.parsers.codex_items import (
+from aitrail.analyzer.formats.text import bad_file, bad_line, bad_record, excerpt, json_document
+from aitrail.analyzer.rows import Draft, ns_from_iso
+
+from .items import (
     ItemReader,
     as_dict,
     as_text,
@@ -44,7 +48,6 @@ from aitrail.analyzer.parsers.codex_items import (
     reasoning_texts,
     signature,
 )
-from aitrail.analyzer.rows import Draft, ns_from_iso
 
 TAGGED_TYPES = ("session_meta", "turn_context", "response_item", "event_msg", "compacted")
 THREAD_ID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
@@ -120,7 +123,7 @@ def find_duplicates(ctx: ParseContext) -> dict[int, int]:
         pass  # the second pass reads up to the same place and reports it
     pairs: dict[int, int] = {}
     for (kind, _), (responses, events) in sides.items():
-        for response, event in zip(responses, events):
+        for response, event in zip(responses, events, strict=False):  # unpaired extras stay unpaired
             if kind == "user":
                 pairs[response] = event
             else:
@@ -144,10 +147,12 @@ class RolloutReader:
         self.duplicates = duplicates
 
     def moment(self, timestamp_ns: int | None, source: str = "record") -> dict:
+        """Time and the thread's current columns for a row of this line."""
         return {"timestamp_ns": timestamp_ns, "timestamp_source": source, "session_id": self.session_id,
                 "project_path": self.project, "git_branch": self.branch, "model": self.model}
 
     def line_rows(self, line: Line) -> Iterator[Draft]:
+        """The rows of one rollout line, tagged or untagged."""
         record, locator = line.value, line.locator
         kind = record.get("type")
         if "payload" in record and isinstance(kind, str):
@@ -170,6 +175,7 @@ class RolloutReader:
             yield bad_line(line.number, "an object with no rollout record type", line.raw)
 
     def tagged(self, record: dict, kind: str, line: Line) -> Iterator[Draft]:
+        """A tagged line, by its ``type``: meta, turn context, item, event, compaction."""
         payload, locator = record.get("payload"), line.locator
         timestamp_ns = ns_from_iso(record.get("timestamp"))
         if not isinstance(payload, dict):
@@ -203,6 +209,7 @@ class RolloutReader:
     # session_meta and turn_context
 
     def session_meta(self, meta: dict, locator: str, timestamp_ns: int | None) -> Iterator[Draft]:
+        """The ``session start:`` row, and the thread's id, cwd and branch for later rows."""
         git = as_dict(meta.get("git"))
         if not self.meta_seen:  # a forked file repeats its parent's meta later: the first is this thread's
             self.meta_seen = True
@@ -212,7 +219,8 @@ class RolloutReader:
             self.start_ns = ns_from_iso(meta.get("timestamp")) or timestamp_ns
         fields = [f"id={as_text(meta.get('id'))}"] + ([f"cwd={as_text(meta['cwd'])}"] if meta.get("cwd") else [])
         fields += [f"{key}={as_text(meta[key])}" for key in META_KEYS if meta.get(key) not in (None, "")]
-        fields += [f"git_{key}={as_text(git[key])}" for key in ("branch", "commit_hash", "repository_url") if git.get(key)]
+        fields += [f"git_{key}={as_text(git[key])}" for key in ("branch", "commit_hash", "repository_url")
+                   if git.get(key)]
         base = as_dict(meta.get("base_instructions")).get("text")
         if isinstance(base, str):
             fields.append(f"base_instructions={len(base)} characters")
@@ -223,6 +231,7 @@ class RolloutReader:
             yield Draft("system", f"instructions: {instructions}", f"{locator}/instructions", **moment)
 
     def turn_context(self, context: dict, locator: str, timestamp_ns: int | None) -> Iterator[Draft]:
+        """``model:`` and ``permission setting:`` rows where a turn's context changes them."""
         rows: list[Draft] = []
         cwd, model = as_text(context.get("cwd")), as_text(context.get("model"))
         if cwd and cwd != self.project:
@@ -230,11 +239,12 @@ class RolloutReader:
                 rows.append(Draft("system", f"project: {self.project} -> {cwd}", locator))
             self.project = cwd
         if model and model != self.model:
-            rows.append(Draft("system", f"model: {self.model} -> {model}" if self.model else f"model: {model}", locator))
+            text = f"model: {self.model} -> {model}" if self.model else f"model: {model}"
+            rows.append(Draft("system", text, locator))
             self.model = model
         for key in PERMISSION_KEYS:
             if key in context and context[key] is not None:
-                value = json_value(context[key])
+                value = setting_value(context[key])
                 if self.settings.get(key) != value:
                     self.settings[key] = value
                     rows.append(Draft("system", f"permission setting: {key}={value} (from turn_context)", locator))
@@ -248,6 +258,7 @@ class RolloutReader:
     # events
 
     def event(self, event: dict, line: Line, timestamp_ns: int | None) -> Iterator[Draft]:
+        """An event_msg: prompts, turn boundaries, tool events, tokens; the rest as system rows."""
         kind, locator, moment = as_text(event.get("type")), line.locator, self.moment(timestamp_ns)
         repeats = self.duplicates.get(line.number)
         if kind == "user_message":
@@ -267,8 +278,8 @@ class RolloutReader:
             yield Draft("system", turn_text(event, TURN_EVENTS[kind]), locator, **moment)
         elif kind in TOOL_EVENTS:
             call_id = as_text(event.get("call_id"))
-            yield Draft("system", tool_event_text(kind, event), locator, tool_name=self.items.calls.names.get(call_id, ""),
-                        tool_use_id=call_id, **moment)
+            yield Draft("system", tool_event_text(kind, event), locator,
+                        tool_name=self.items.calls.called_name(call_id), tool_use_id=call_id, **moment)
         elif kind == "thread_rolled_back":
             yield Draft("system", f"event: thread_rolled_back num_turns={as_text(event.get('num_turns'))} (Codex drops "
                                   "those turns from the thread's history on resume; their rows above are kept)",
@@ -285,6 +296,7 @@ class RolloutReader:
         return row
 
     def orphans(self) -> Iterator[Draft]:
+        """A ``no result recorded`` row per call still open at the end of the file."""
         yield from self.items.calls.orphans()
 
 
@@ -318,6 +330,7 @@ def token_text(event: dict, model: str) -> str:
 
 
 def turn_text(event: dict, what: str) -> str:
+    """``turn <what>: <id> (<fields>)`` for a turn start, completion or abort."""
     fields = [f"{key}={as_text(event[key])}" for key in
               ("reason", "duration_ms", "model_context_window", "collaboration_mode_kind")
               if event.get(key) is not None]
@@ -326,6 +339,7 @@ def turn_text(event: dict, what: str) -> str:
 
 
 def tool_event_text(kind: str, event: dict) -> str:
+    """The text of a tool's end event (patch applied, MCP call, command, web search)."""
     if kind == "patch_apply_end":
         changes = as_dict(event.get("changes"))
         lines = [f"event: patch_apply_end success={as_text(event.get('success'))}"]
@@ -359,3 +373,48 @@ def read_rollout(ctx: ParseContext) -> Iterator[Draft]:
         yield reader.owned(bad_file(f"{reason}; the rows before this one come from the complete lines "
                                     "ahead of the damage"))
     yield from reader.orphans()
+
+
+def parse_rollout(ctx: ParseContext) -> Iterator[Draft]:
+    """Tagged rollouts, and untagged ones in date folders or archives (each line says which it is)."""
+    yield from read_rollout(ctx)
+
+
+def parse_rollout_untagged(ctx: ParseContext) -> Iterator[Draft]:
+    """The flat ``sessions/rollout-*.jsonl`` files of 2025-05 to 2025-07: untagged lines only.
+
+    Same reader: a line of another generation found here is still read as what it is.
+    """
+    yield from read_rollout(ctx)
+
+
+def parse_rollout_legacy_json(ctx: ParseContext) -> Iterator[Draft]:
+    """The TypeScript CLI's ``{"session": {...}, "items": [...]}``; every row at the session's start."""
+    document, problem = json_document(ctx.data, "rollout")
+    if problem is not None:
+        yield problem
+        return
+    session = as_dict(document.get("session"))
+    # one time for the whole file: the session's start, a session-level time ("index")
+    moment = {"timestamp_ns": ns_from_iso(session.get("timestamp")), "timestamp_source": "index",
+              "session_id": as_text(session.get("id")) or thread_id_from_name(ctx.source.name)}
+    if "session" in document:
+        yield Draft("system", f"session start: id={as_text(session.get('id'))} (TypeScript CLI rollout)",
+                    "json:/session", **moment)
+        instructions = session.get("instructions")
+        if isinstance(instructions, str) and instructions.strip():
+            yield Draft("system", f"instructions: {instructions}", "json:/session/instructions", **moment)
+    else:
+        yield bad_record("json:/", "rollout without a session object")
+    items = document.get("items")
+    if not isinstance(items, list):
+        yield bad_record("json:/items", "rollout without an items array")
+        return
+    reader = ItemReader()
+    for position, item in enumerate(items):
+        locator = f"json:/items/{position}"
+        if not isinstance(item, dict):
+            yield bad_record(locator, "item is not an object", json.dumps(item)[:2000])
+            continue
+        yield from reader.rows(item, locator, moment)
+    yield from reader.calls.orphans()

@@ -1,14 +1,14 @@
-"""Codex ResponseItems (the model-visible history) as timeline rows, for every rollout generation.
+r"""Codex ResponseItems (the model-visible history) as timeline rows, for every rollout generation.
 
 The TypeScript CLI's ``items[]``, the untagged Rust lines and the ``payload`` of
 tagged ``response_item`` lines are the same OpenAI Responses items::
 
     {"type":"message","role":"user","content":[{"type":"input_text","text":"fix the login"}]}
-    {"type":"function_call","name":"shell","arguments":"{\\"command\\":[\\"bash\\",\\"-lc\\",\\"ls\\"]}","call_id":"call_1"}
-    {"type":"function_call_output","call_id":"call_1","output":"{\\"output\\":\\"a.py\\\\n\\",\\"metadata\\":{\\"exit_code\\":0}}"}
+    {"type":"function_call","name":"shell","arguments":"{\"command\":[\"bash\",\"-lc\",\"ls\"]}","call_id":"call_1"}
+    {"type":"function_call_output","call_id":"call_1","output":"{\"output\":\"a.py\\n\",\"metadata\":{\"exit_code\":0}}"}
     {"type":"reasoning","summary":[{"type":"summary_text","text":"**Planning**"}],"encrypted_content":"gAAA..."}
 
-Calls and results are joined by ``call_id`` only (``CallBook``). ``arguments`` is
+Calls and results are joined by ``call_id`` only (``formats.calls.CallLedger``). ``arguments`` is
 a JSON *string*: shell calls show the decoded command, other calls the string
 itself (it already is JSON text). An output that is itself a JSON string
 ``{"output":..., "metadata":...}`` (rollouts before 2026-05) is decoded once more.
@@ -32,6 +32,7 @@ import re
 import shlex
 from collections.abc import Iterator
 
+from aitrail.analyzer.formats.calls import CallLedger
 from aitrail.analyzer.formats.decode import decode_json
 from aitrail.analyzer.formats.text import excerpt
 from aitrail.analyzer.rows import Draft
@@ -54,6 +55,7 @@ DENIAL_NOTES = ("No, don't do that â€” keep going though.", "No, don't do that â
 
 
 def as_dict(value) -> dict:
+    """The value if it is an object, else an empty one."""
     return value if isinstance(value, dict) else {}
 
 
@@ -74,13 +76,15 @@ def as_text(value) -> str:
 
 
 def json_value(value) -> str:
-    """A setting's value as the timeline writes it: compact JSON with sorted keys."""
+    """Compact JSON with sorted keys, for arguments, metadata and excerpts (settings: ``idioms.setting_value``)."""
     return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"), default=_plain)
 
 
 def signature(text: str) -> bytes:
-    """What two records of the same content share: the text without any whitespace (as a digest,
-    so that pairing a large rollout holds 16 bytes per record, not its text)."""
+    """What two records of the same content share: the text without any whitespace, as a digest.
+
+    A digest, so that pairing a large rollout holds 16 bytes per record, not its text.
+    """
     return hashlib.blake2b("".join(text.split()).encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
 
@@ -111,6 +115,7 @@ def content_parts(content) -> list[tuple[str, str]]:
 
 
 def content_text(content) -> str:
+    """The texts of a message's content parts, one per line."""
     return "\n".join(text for _, text in content_parts(content))
 
 
@@ -137,32 +142,6 @@ def reasoning_texts(item: dict) -> tuple[list[str], list[str]]:
 
 
 # -- calls and results ------------------------------------------------------------------------
-
-
-class CallBook:
-    """Tool calls waiting for their result, joined by call_id (never by position)."""
-
-    def __init__(self) -> None:
-        self.open: dict[str, Draft] = {}
-        self.names: dict[str, str] = {}
-
-    def called(self, call: Draft) -> None:
-        if call.tool_use_id:
-            self.open[call.tool_use_id] = call
-            self.names[call.tool_use_id] = call.tool_name
-
-    def answered(self, call_id: str) -> tuple[str, bool]:
-        """The called tool's name, and whether a call with this id came before."""
-        self.open.pop(call_id, None)
-        return self.names.get(call_id, ""), call_id in self.names
-
-    def orphans(self) -> Iterator[Draft]:
-        for call in self.open.values():
-            yield Draft("system", f"parser: no result recorded for tool call {call.tool_use_id} ({call.tool_name})",
-                        call.locator, timestamp_ns=call.timestamp_ns, timestamp_source=call.timestamp_source,
-                        session_id=call.session_id, project_path=call.project_path, git_branch=call.git_branch,
-                        model=call.model, tool_name=call.tool_name, tool_use_id=call.tool_use_id)
-        self.open.clear()
 
 
 def decode_arguments(raw) -> dict | None:
@@ -221,7 +200,8 @@ def output_text(output) -> str:
         if isinstance(decoded, dict) and "output" in decoded and set(decoded) <= {"output", "metadata"}:
             body = as_text(decoded.get("output"))
             if "metadata" in decoded:
-                body += ("" if body.endswith("\n") or not body else "\n") + f"metadata: {json_value(decoded['metadata'])}"
+                separator = "" if body.endswith("\n") or not body else "\n"
+                body += separator + f"metadata: {json_value(decoded['metadata'])}"
             return body
     return text
 
@@ -247,6 +227,7 @@ def rejection(output) -> bool:
 
 
 def tool_name(item: dict) -> str:
+    """A call's tool name, with its namespace (``namespace.name``) when it has one."""
     name = as_text(item.get("name"))
     namespace = item.get("namespace")
     return f"{namespace}.{name}" if isinstance(namespace, str) and namespace else name
@@ -259,9 +240,10 @@ class ItemReader:
     """Turns ResponseItems into Drafts; ``moment`` holds the columns every row shares."""
 
     def __init__(self) -> None:
-        self.calls = CallBook()
+        self.calls = CallLedger()
 
     def rows(self, item: dict, locator: str, moment: dict, duplicate_of: int | None = None) -> Iterator[Draft]:
+        """The rows of one ResponseItem, by its type; an unknown type is one system row."""
         kind = item.get("type")
         handler = _HANDLERS.get(kind) if isinstance(kind, str) else None
         if handler is None:
@@ -273,6 +255,7 @@ class ItemReader:
     # messages and reasoning
 
     def message(self, item, locator, moment, duplicate_of) -> Iterator[Draft]:
+        """A message: a prompt, reply, injected context, or a developer note of a saved prefix rule."""
         role, content = as_text(item.get("role")), item.get("content")
         text = content_text(content)
         if role == "user" and is_context(content):
@@ -292,6 +275,7 @@ class ItemReader:
             yield Draft("system", f"context ({role or 'no role'}): {text}", locator, **moment)
 
     def reasoning(self, item, locator, moment, duplicate_of) -> Iterator[Draft]:
+        """A reasoning item: its summary and content as one thinking row."""
         summary, raw = reasoning_texts(item)
         pieces = ["\n\n".join(summary)] if summary else []
         if raw:
@@ -310,13 +294,16 @@ class ItemReader:
         return call
 
     def function_call(self, item, locator, moment, duplicate_of) -> Iterator[Draft]:
+        """A function call: a tool_use row with its decoded arguments."""
         name = tool_name(item)
         yield self._call(name, call_text(name, item.get("arguments")), item.get("call_id"), locator, moment)
 
     def custom_tool_call(self, item, locator, moment, duplicate_of) -> Iterator[Draft]:
+        """A custom (freeform) tool call: a tool_use row with its input."""
         yield self._call(tool_name(item), as_text(item.get("input")), item.get("call_id"), locator, moment)
 
     def local_shell_call(self, item, locator, moment, duplicate_of) -> Iterator[Draft]:
+        """A local shell call: a tool_use row with the command."""
         action = as_dict(item.get("action"))
         lines = [command_text(action.get("command"))]
         lines += [f"{key}: {as_text(value)}" for key, value in action.items()
@@ -324,15 +311,18 @@ class ItemReader:
         yield self._call("local_shell", "\n".join(lines), item.get("call_id"), locator, moment)
 
     def tool_search_call(self, item, locator, moment, duplicate_of) -> Iterator[Draft]:
+        """A tool search call: a tool_use row with its arguments."""
         yield self._call("tool_search", as_text(item.get("arguments")), item.get("call_id"), locator, moment)
 
     def web_search_call(self, item, locator, moment, duplicate_of) -> Iterator[Draft]:
+        """A web search call: a tool_use row with its query (no id on disk, so no result joins it)."""
         # No id survives on disk (ids are skip_serializing), so there is nothing to join a result to.
         action = as_dict(item.get("action"))
         query = action.get("query") or action.get("queries") or action.get("url") or action
         yield Draft("tool_use", as_text(query), locator, tool_name="web_search", **moment)
 
     def image_generation_call(self, item, locator, moment, duplicate_of) -> Iterator[Draft]:
+        """An image generation call: a tool_use row and its result row."""
         # The call and its result are one record; both rows carry its id.
         call_id = as_text(item.get("id"))
         yield Draft("tool_use", as_text(item.get("revised_prompt")), locator, tool_name="image_generation",
@@ -345,8 +335,10 @@ class ItemReader:
     # results
 
     def call_output(self, item, locator, moment, duplicate_of) -> Iterator[Draft]:
+        """A call's output: a tool_result row joined by call_id, a permission decision on a rejection."""
         call_id = as_text(item.get("call_id"))
-        name, known = self.calls.answered(call_id)
+        name, known = self.calls.called_name(call_id), self.calls.was_called(call_id)
+        self.calls.take(call_id)
         name = name or as_text(item.get("name"))
         output = item.get("tools") if item.get("type") == "tool_search_output" else item.get("output")
         text = output_text(output)
@@ -361,16 +353,20 @@ class ItemReader:
     # other items
 
     def compaction(self, item, locator, moment, duplicate_of) -> Iterator[Draft]:
+        """A compaction item: the encrypted summary, by size only."""
         encrypted = as_text(item.get("encrypted_content"))
-        yield Draft("system", f"compaction: encrypted summary of the earlier conversation ({len(encrypted)} characters)",
-                    locator, **moment)
+        yield Draft("system", "compaction: encrypted summary of the earlier conversation "
+                              f"({len(encrypted)} characters)", locator, **moment)
 
     def ghost_snapshot(self, item, locator, moment, duplicate_of) -> Iterator[Draft]:
+        """A ghost snapshot: the commit that records the working tree."""
         yield Draft("system", f"ghost snapshot: {as_text(item.get('ghost_commit'))}", locator, **moment)
 
     def agent_message(self, item, locator, moment, duplicate_of) -> Iterator[Draft]:
+        """A message between agents: author, recipient and text."""
         yield Draft("system", f"inter-agent message from {as_text(item.get('author'))} to "
-                              f"{as_text(item.get('recipient'))}: {content_text(item.get('content'))}", locator, **moment)
+                              f"{as_text(item.get('recipient'))}: {content_text(item.get('content'))}",
+                    locator, **moment)
 
 
 _HANDLERS = {

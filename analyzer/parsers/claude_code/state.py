@@ -26,17 +26,19 @@ import json
 import re
 from collections.abc import Iterator
 
-from aitrail.analyzer.formats.decode import decode_json
 from aitrail.analyzer.bundle import MemberUnreadable
 from aitrail.analyzer.context import ParseContext
+from aitrail.analyzer.formats.decode import decode_json
+from aitrail.analyzer.formats.idioms import file_mtime, setting_value
 from aitrail.analyzer.formats.text import bad_record, json_document
-from aitrail.analyzer.parsers.claude_code_history import (
+from aitrail.analyzer.rows import Draft
+
+from .history import (
     legacy_prompts,
     load_state,
     pointer,
     projects,
 )
-from aitrail.analyzer.rows import Draft
 
 PERMISSION_KEYS = ("allow", "ask", "deny", "defaultMode", "additionalDirectories", "disableBypassPermissionsMode",
                    "disableAutoMode")
@@ -46,16 +48,8 @@ OTHER_SETTINGS = ("model", "cleanupPeriodDays", "plansDirectory", "autoMemoryDir
 _TODO_NAME = re.compile(r"^(?P<session>.+?)-agent-(?P<agent>.+)\.json$")
 
 
-def _value(value) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-
-
 def _json_document(ctx: ParseContext, kind: type, what: str) -> tuple[object, Draft | None]:
     return json_document(ctx.data, what, kind)
-
-
-def _mtime(ctx: ParseContext) -> dict:
-    return {"timestamp_ns": ctx.source.mtime_ns, "timestamp_source": "file-mtime"}
 
 
 # -- settings --------------------------------------------------------------------------------------
@@ -73,22 +67,22 @@ def parse_settings(ctx: ParseContext) -> Iterator[Draft]:
     if problem:
         yield problem
         return
-    label, moment = _settings_label(ctx), _mtime(ctx)
+    label, moment = _settings_label(ctx), file_mtime(ctx)
     permissions = document.get("permissions")
     if permissions is not None and not isinstance(permissions, dict):
         yield bad_record("json:/permissions", f"permissions is a JSON {type(permissions).__name__}, not an object")
     for key in PERMISSION_KEYS if isinstance(permissions, dict) else ():
         if key in permissions:
-            yield Draft("system", f"permission setting: permissions.{key}={_value(permissions[key])} (from {label}, "
-                                  "file mtime)", f"json:/permissions/{key}", **moment)
+            yield Draft("system", f"permission setting: permissions.{key}={setting_value(permissions[key])} "
+                                  f"(from {label}, file mtime)", f"json:/permissions/{key}", **moment)
     for key in OTHER_SETTINGS:
         if key in document:
-            yield Draft("system", f"setting: {key}={_value(document[key])} (from {label}, file mtime)",
+            yield Draft("system", f"setting: {key}={setting_value(document[key])} (from {label}, file mtime)",
                         f"json:/{key}", **moment)
     hooks = document.get("hooks")
     if isinstance(hooks, dict) and hooks:
-        yield Draft("system", f"setting: hooks on {_value(sorted(hooks))} (from {label}, file mtime; the commands "
-                              "are in the file)", "json:/hooks", **moment)
+        yield Draft("system", f"setting: hooks on {setting_value(sorted(hooks))} (from {label}, file mtime; "
+                              "the commands are in the file)", "json:/hooks", **moment)
 
 
 # -- ~/.claude.json --------------------------------------------------------------------------------
@@ -106,7 +100,7 @@ def parse_global_state(ctx: ParseContext) -> Iterator[Draft]:
     if document is None:
         yield problem
         return
-    rows = _state_rows(document, _mtime(ctx))
+    rows = _state_rows(document, file_mtime(ctx))
     if ctx.source.name != ".claude.json":
         live = ctx.cached(("claude-code-live-state", ctx.source.location), lambda: _live_rows(ctx))
         rows = (row for row in rows if row.text.startswith("parser:") or _same_as(row) not in live)
@@ -139,20 +133,21 @@ def _state_rows(document: dict, moment: dict) -> Iterator[Draft]:
         yield problem
     if "bypassPermissionsModeAccepted" in document:
         yield Draft("system", "permission setting: bypassPermissionsModeAccepted="
-                              f"{_value(document['bypassPermissionsModeAccepted'])} (from .claude.json, file mtime)",
+                              f"{setting_value(document['bypassPermissionsModeAccepted'])} "
+                              "(from .claude.json, file mtime)",
                     pointer("bypassPermissionsModeAccepted"), **moment)
     for path, project in mapping.items():
         where = pointer("projects", path)
         if not isinstance(project, dict):
             yield bad_record(where, "project entry is not an object", json.dumps(project, ensure_ascii=False))
             continue
-        facts = [f"{key}={_value(project[key])}" for key in ("lastSessionId", "hasTrustDialogAccepted")
+        facts = [f"{key}={setting_value(project[key])}" for key in ("lastSessionId", "hasTrustDialogAccepted")
                  if key in project]
         text = f"project: {path} (listed in .claude.json" + (f"; {' '.join(facts)})" if facts else ")")
         yield Draft("system", text, where, project_path=path, **moment)
         tools = project.get("allowedTools")
         if tools:  # "don't ask again" approvals of 1.0.x; an empty list says nothing
-            yield Draft("system", f"permission setting: allowedTools={_value(tools)} (from .claude.json projects"
+            yield Draft("system", f"permission setting: allowedTools={setting_value(tools)} (from .claude.json projects"
                                   f"[{path}], file mtime)", f"{where}/allowedTools", project_path=path, **moment)
     yield from legacy_prompts(mapping)
 
@@ -175,7 +170,7 @@ def parse_todos(ctx: ParseContext) -> Iterator[Draft]:
     if problem:
         yield problem
         return
-    base = {"session_id": _todo_session(ctx.source.name), **_mtime(ctx)}
+    base = {"session_id": _todo_session(ctx.source.name), **file_mtime(ctx)}
     if not items:
         yield Draft("system", "task: (no items; TodoWrite empties the list when every item is done)", "file", **base)
     for position, item in enumerate(items):
@@ -189,7 +184,7 @@ def parse_todos(ctx: ParseContext) -> Iterator[Draft]:
 
 
 def _scalar(value) -> str:
-    return value if isinstance(value, str) else _value(value)
+    return value if isinstance(value, str) else setting_value(value)
 
 
 def parse_tasks(ctx: ParseContext) -> Iterator[Draft]:
@@ -207,14 +202,14 @@ def parse_tasks(ctx: ParseContext) -> Iterator[Draft]:
     if isinstance(task.get("description"), str) and task["description"]:
         text += f" | {task['description']}"
     list_id = ctx.source.directory.rsplit("/", 1)[-1]
-    yield Draft("system", text, "file", session_id=list_id, **_mtime(ctx))
+    yield Draft("system", text, "file", session_id=list_id, **file_mtime(ctx))
 
 
 def parse_plan(ctx: ParseContext) -> Iterator[Draft]:
     """claude_code.plan.v1: one ``task: plan <slug> | <markdown>`` row per plans/<slug>.md."""
     text = ctx.data.decode("utf-8", "replace")
     slug = ctx.source.name.removesuffix(".md")
-    yield Draft("system", f"task: plan {slug} | {text}", "file", **_mtime(ctx))
+    yield Draft("system", f"task: plan {slug} | {text}", "file", **file_mtime(ctx))
 
 
 # -- sub-agent sidecar --------------------------------------------------------------------------------
@@ -233,4 +228,4 @@ def parse_subagent_meta(ctx: ParseContext) -> Iterator[Draft]:
     facts = [f"{key}={_scalar(meta[key])}" for key in ("agentType", "description", "parentAgentId") if key in meta]
     started = f"started by tool call {call}" if call else "with no toolUseId recorded"
     text = f"subagent: agent-{agent} {started}" + (f" ({', '.join(facts)})" if facts else "")
-    yield Draft("system", text, "file", session_id=f"{session}/agent-{agent}", tool_use_id=call, **_mtime(ctx))
+    yield Draft("system", text, "file", session_id=f"{session}/agent-{agent}", tool_use_id=call, **file_mtime(ctx))

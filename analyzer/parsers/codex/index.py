@@ -25,13 +25,11 @@ import json
 import sqlite3
 from collections.abc import Iterator
 
-from aitrail.analyzer.formats.decode import decode_json
 from aitrail.analyzer import sqlite_safe
 from aitrail.analyzer.context import ParseContext
-from aitrail.analyzer.formats.jsonl import Line, read_jsonl
+from aitrail.analyzer.formats.decode import decode_json
+from aitrail.analyzer.formats.jsonl import Line, each_line, read_jsonl
 from aitrail.analyzer.formats.text import bad_file, bad_line, bad_record, json_document
-from aitrail.analyzer.parsers.codex_items import as_text, json_value
-from aitrail.analyzer.parsers.codex_rollout import thread_id_from_name
 from aitrail.analyzer.rows import (
     Draft,
     format_timestamp,
@@ -39,6 +37,9 @@ from aitrail.analyzer.rows import (
     ns_from_ms,
     ns_from_seconds,
 )
+
+from .items import as_text, json_value
+from .rollout import thread_id_from_name
 
 ROLLOUT_STORES = ("rollouts", "rollouts_compressed", "archived_rollouts", "archived_rollouts_compressed",
                   "rollouts_untagged_flat", "rollouts_legacy_json")
@@ -59,6 +60,7 @@ def rollout_ids(ctx: ParseContext) -> frozenset[str]:
 
 
 def parse_history(ctx: ParseContext) -> Iterator[Draft]:
+    """history.jsonl (secondary): one user row per prompt, at its ``ts`` (seconds), with its session id."""
     for line in read_jsonl(ctx):
         if not isinstance(line, Line):
             yield line
@@ -73,6 +75,7 @@ def parse_history(ctx: ParseContext) -> Iterator[Draft]:
 
 
 def parse_history_legacy_json(ctx: ParseContext) -> Iterator[Draft]:
+    """The TypeScript CLI's history.json: one user row per ``command``, at its ``timestamp`` (ms)."""
     entries, problem = json_document(ctx.data, "history.json", list)
     if problem is not None:
         yield problem
@@ -90,21 +93,22 @@ def parse_history_legacy_json(ctx: ParseContext) -> Iterator[Draft]:
 
 
 def parse_session_index(ctx: ParseContext) -> Iterator[Draft]:
+    """session_index.jsonl: a thread's name, or a ``session:`` row when its rollout is not in the bundle."""
     known = rollout_ids(ctx)
-    for line in read_jsonl(ctx):
-        if not isinstance(line, Line):
-            yield line
-            continue
-        thread_id, name = line.value.get("id"), as_text(line.value.get("thread_name"))
-        if not isinstance(thread_id, str) or not thread_id:
-            yield bad_line(line.number, "no thread id", line.raw)
-            continue
-        if thread_id in known:
-            text = f"thread name: {name}"
-        else:
-            text = f"session: {name} (thread name in session_index.jsonl; its rollout is not in the bundle)"
-        yield Draft("system", text, line.locator, timestamp_ns=ns_from_iso(line.value.get("updated_at")),
-                    session_id=thread_id)
+    yield from each_line(ctx, lambda line: _thread_name_row(line, known))
+
+
+def _thread_name_row(line: Line, known: frozenset[str]) -> Iterator[Draft]:
+    thread_id, name = line.value.get("id"), as_text(line.value.get("thread_name"))
+    if not isinstance(thread_id, str) or not thread_id:
+        yield bad_line(line.number, "no thread id", line.raw)
+        return
+    if thread_id in known:
+        text = f"thread name: {name}"
+    else:
+        text = f"session: {name} (thread name in session_index.jsonl; its rollout is not in the bundle)"
+    yield Draft("system", text, line.locator, timestamp_ns=ns_from_iso(line.value.get("updated_at")),
+                session_id=thread_id)
 
 
 # -- state_5.sqlite ----------------------------------------------------------------------------
@@ -157,7 +161,8 @@ def _lost_thread_rows(thread: dict, locator: str, moment: dict) -> Iterator[Draf
     yield Draft("system", f"session: {title} (from state_5.sqlite threads; its rollout is not in the bundle; "
                           f"{', '.join(fields)})", locator, **moment)
     if thread.get("model"):
-        yield Draft("system", f"model: {as_text(thread['model'])} (the thread's last model, from state_5.sqlite threads)",
+        yield Draft("system", f"model: {as_text(thread['model'])} (the thread's last model, from state_5.sqlite "
+                              "threads)",
                     f"{locator}/model", **moment)
     for column, key in (("approval_mode", "approval_policy"), ("sandbox_policy", "sandbox_policy")):
         if thread.get(column) not in (None, ""):
@@ -166,7 +171,8 @@ def _lost_thread_rows(thread: dict, locator: str, moment: dict) -> Iterator[Draf
                         **moment)
     if thread.get("tokens_used"):
         yield Draft("system", f"tokens generated: model={as_text(thread.get('model'))} "
-                              f"total_tokens={as_text(thread['tokens_used'])} (thread total, from state_5.sqlite threads)",
+                              f"total_tokens={as_text(thread['tokens_used'])} (thread total, from state_5.sqlite "
+                              "threads)",
                     f"{locator}/tokens_used", **moment)
 
 

@@ -31,12 +31,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from aitrail.analyzer.formats.decode import decode_toml
 from aitrail.analyzer.context import ParseContext
+from aitrail.analyzer.formats.decode import decode_toml
+from aitrail.analyzer.formats.idioms import escape_key, file_mtime, pointer, setting_value
 from aitrail.analyzer.formats.text import bad_file, bad_record, json_document
-from aitrail.analyzer.parsers.gemini_cli_messages import compact
-from aitrail.analyzer.parsers.gemini_cli_projects import load_jsonc
 from aitrail.analyzer.rows import Draft
+
+from .projects import load_jsonc
 
 # Keys that allow, refuse or skip confirmation of tool calls (nested layout, then the flat one).
 PERMISSION_KEYS = (
@@ -55,10 +56,6 @@ _TABLE_HEADER = re.compile(r"^\s*\[")
 _ARRAY_HEADER = re.compile(r"^\s*\[\[\s*([A-Za-z0-9_-]+)\s*\]\]")
 
 
-def _mtime(ctx: ParseContext) -> dict:
-    return {"timestamp_ns": ctx.source.mtime_ns, "timestamp_source": "file-mtime"}
-
-
 def _lookup(document: dict, dotted: str):
     value = document
     for key in dotted.split("."):
@@ -69,6 +66,11 @@ def _lookup(document: dict, dotted: str):
 
 
 def parse_settings(ctx: ParseContext) -> Iterator[Draft]:
+    """settings.json (JSONC): ``permission setting:`` rows for approval, sandbox, tool and MCP-server keys.
+
+    Model, checkpointing and session-retention keys are ``setting:`` rows; all take the
+    file's mtime.
+    """
     document, problem = json_document(ctx.data, "settings file", dict, loads=load_jsonc)
     if problem is not None:
         yield problem
@@ -78,32 +80,30 @@ def parse_settings(ctx: ParseContext) -> Iterator[Draft]:
         value, present = _lookup(document, key)
         # a flat "model"/"sandbox" key may be a nested object's name: only the settings' own values count
         if present and not (isinstance(value, dict) and key in ("sandbox", "folderTrust")):
-            yield Draft("system", f"permission setting: {key}={compact(value)} {origin}", _pointer(key), **_mtime(ctx))
+            yield Draft("system", f"permission setting: {key}={setting_value(value)} {origin}",
+                        pointer(*key.split(".")), **file_mtime(ctx))
     servers = document.get("mcpServers")
     for name, server in (servers.items() if isinstance(servers, dict) else ()):
         for key in SERVER_KEYS:
             if isinstance(server, dict) and key in server:
                 path = f"mcpServers.{name}.{key}"
-                yield Draft("system", f"permission setting: {path}={compact(server[key])} {origin}",
-                            "json:/mcpServers/" + _escape(name) + "/" + key, **_mtime(ctx))
+                yield Draft("system", f"permission setting: {path}={setting_value(server[key])} {origin}",
+                            "json:/mcpServers/" + escape_key(name) + "/" + key, **file_mtime(ctx))
     for key in CONTEXT_KEYS:
         value, present = _lookup(document, key)
         if present and not (key == "model" and isinstance(value, dict)):  # nested model settings: model.name
-            yield Draft("system", f"setting: {key}={compact(value)} {origin}", _pointer(key), **_mtime(ctx))
-
-
-def _pointer(dotted: str) -> str:
-    return "json:/" + "/".join(_escape(key) for key in dotted.split("."))
-
-
-def _escape(key: str) -> str:
-    return key.replace("~", "~0").replace("/", "~1")
+            yield Draft("system", f"setting: {key}={setting_value(value)} {origin}", pointer(*key.split(".")),
+                        **file_mtime(ctx))
 
 
 # -- policies -------------------------------------------------------------------------------------------------
 
 
 def parse_policy(ctx: ParseContext) -> Iterator[Draft]:
+    """A policy .toml: one ``permission setting:`` row per rule field; an unreadable file is salvaged.
+
+    An empty policy file is a row too: all its rules were removed.
+    """
     try:
         text = ctx.config_data().decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -116,7 +116,7 @@ def parse_policy(ctx: ParseContext) -> Iterator[Draft]:
         yield from _salvage(ctx, text, origin, str(exc))
         return
     if not document:  # only comments, or empty: the rules were all removed, which is evidence too
-        yield Draft("system", f"permission setting: rule=[] {origin}", "file", **_mtime(ctx))
+        yield Draft("system", f"permission setting: rule=[] {origin}", "file", **file_mtime(ctx))
     yield from _policy_rows(ctx, document, origin, {})
 
 
@@ -124,16 +124,16 @@ def _policy_rows(ctx: ParseContext, document: dict, origin: str, counters: dict)
     for key, value in document.items():
         tables = value if isinstance(value, list) and all(isinstance(item, dict) for item in value) else None
         if not tables:
-            yield Draft("system", f"permission setting: {key}={compact(value)} {origin}", f"toml:/{_escape(key)}",
-                        **_mtime(ctx))
+            yield Draft("system", f"permission setting: {key}={setting_value(value)} {origin}",
+                        f"toml:/{escape_key(key)}", **file_mtime(ctx))
             continue
         for table in tables:
             index = counters.get(key, 0)
             counters[key] = index + 1
             tool = table.get("toolName")
-            yield Draft("system", f"permission setting: {key}[{index}]={compact(table)} {origin}",
-                        f"toml:/{_escape(key)}/{index}", tool_name=tool if isinstance(tool, str) else "",
-                        **_mtime(ctx))
+            yield Draft("system", f"permission setting: {key}[{index}]={setting_value(table)} {origin}",
+                        f"toml:/{escape_key(key)}/{index}", tool_name=tool if isinstance(tool, str) else "",
+                        **file_mtime(ctx))
 
 
 def _salvage(ctx: ParseContext, text: str, origin: str, reason: str) -> Iterator[Draft]:
@@ -166,11 +166,12 @@ def _chunks(text: str) -> list[tuple[int, str]]:
 
 
 def parse_trusted_folders(ctx: ParseContext) -> Iterator[Draft]:
+    """trustedFolders.json: one ``permission setting:`` row per folder and its trust level."""
     document, problem = json_document(ctx.data, "trustedFolders.json", dict, loads=load_jsonc)
     if problem is not None:
         yield problem
         return
     origin = f"(from {ctx.source.path}, file mtime)"
     for path, level in document.items():
-        yield Draft("system", f"permission setting: trustedFolders[{path}]={compact(level)} {origin}",
-                    f"json:/{_escape(path)}", project_path=path, **_mtime(ctx))
+        yield Draft("system", f"permission setting: trustedFolders[{path}]={setting_value(level)} {origin}",
+                    f"json:/{escape_key(path)}", project_path=path, **file_mtime(ctx))

@@ -32,25 +32,23 @@ import re
 from collections.abc import Iterator
 from urllib.parse import unquote
 
-from aitrail.analyzer.formats.decode import decode_json, decode_json_at
 from aitrail.analyzer.context import ParseContext, RawLine
+from aitrail.analyzer.formats.decode import decode_json, decode_json_at
+from aitrail.analyzer.formats.idioms import file_mtime
 from aitrail.analyzer.formats.text import bad_file, bad_line, bad_record, json_document
-from aitrail.analyzer.parsers.gemini_cli_messages import (
+from aitrail.analyzer.rows import Draft, ns_from_iso
+
+from .messages import (
     Message,
     SessionRenderer,
     compact,
     moment,
 )
-from aitrail.analyzer.parsers.gemini_cli_projects import folder_of, project_path
-from aitrail.analyzer.rows import Draft, ns_from_iso
+from .projects import folder_of, project_path
 
 _CHECKPOINT_TIME = re.compile(r"^(\d{4}-\d\d-\d\dT\d\d)-(\d\d)-(\d\d)_(\d{3})Z-")
 _PROMPT_SEPARATOR = "########"  # prompt ids are <sessionId>########<turn>
 _WHITESPACE = " \t\r\n"
-
-
-def _mtime(ctx: ParseContext) -> dict:
-    return {"timestamp_ns": ctx.source.mtime_ns, "timestamp_source": "file-mtime"}
 
 
 def _load_object(ctx: ParseContext, what: str) -> tuple[dict | None, Draft | None]:
@@ -107,6 +105,7 @@ def _skip(text: str, position: int) -> int:
 
 
 def parse_logs_json(ctx: ParseContext) -> Iterator[Draft]:
+    """logs.json (secondary): the prompt log, a user row per user entry and a system row for other types."""
     items, problem = array_items(ctx.data)
     project = project_path(ctx)
     for index, entry in enumerate(items):
@@ -150,7 +149,7 @@ def _shell_line(ctx: ParseContext, item: RawLine | Draft, project: str, last: bo
     except UnicodeDecodeError as exc:
         return bad_line(item.number, f"not UTF-8 at byte {exc.start}", item.raw)
     # the file is rewritten whole when a command is added, newest last: only that line has a time
-    when = _mtime(ctx) if last else {"timestamp_source": "none"}
+    when = file_mtime(ctx) if last else {"timestamp_source": "none"}
     return Draft("user", text, f"line:{item.number}", project_path=project, **when)
 
 
@@ -158,6 +157,7 @@ def _shell_line(ctx: ParseContext, item: RawLine | Draft, project: str, last: bo
 
 
 def parse_saved_chat(ctx: ParseContext) -> Iterator[Draft]:
+    """A ``/chat save`` checkpoint-<tag>.json (secondary): a ``saved chat:`` row, then its turns as rows."""
     document, problem = _load_object(ctx, "saved chat")
     if problem is not None:
         yield problem
@@ -167,7 +167,7 @@ def parse_saved_chat(ctx: ParseContext) -> Iterator[Draft]:
     history = document.get("history")
     count = len(history) if isinstance(history, list) else 0
     yield Draft("system", f"saved chat: /chat save {tag} ({count} turns, authType={compact(document.get('authType'))};"
-                          f" file mtime)", "file", **_mtime(ctx), **base)
+                          f" file mtime)", "file", **file_mtime(ctx), **base)
     if not isinstance(history, list):
         yield bad_record("json:/history", "history is not an array", compact(history))
         return
@@ -189,6 +189,7 @@ def parse_saved_chat(ctx: ParseContext) -> Iterator[Draft]:
 
 
 def parse_edit_checkpoint(ctx: ParseContext) -> Iterator[Draft]:
+    """A restorable edit checkpoint: one ``checkpoint:`` row naming the tool call it precedes."""
     document, problem = _load_object(ctx, "edit checkpoint")
     if problem is not None:
         yield problem
@@ -212,13 +213,14 @@ def _checkpoint_time(ctx: ParseContext) -> dict:
     """The file name's UTC time (``new Date().toISOString()`` with ':'→'-', '.'→'_'), else the mtime."""
     match = _CHECKPOINT_TIME.match(ctx.source.name)
     ns = ns_from_iso(f"{match.group(1)}:{match.group(2)}:{match.group(3)}.{match.group(4)}Z") if match else None
-    return {"timestamp_ns": ns, "timestamp_source": "record"} if ns is not None else _mtime(ctx)
+    return {"timestamp_ns": ns, "timestamp_source": "record"} if ns is not None else file_mtime(ctx)
 
 
 # -- tracker tasks -------------------------------------------------------------------------------------------
 
 
 def parse_tracker(ctx: ParseContext) -> Iterator[Draft]:
+    """A task tracker file: one ``task:`` row with its id, type, status and links, at the file mtime."""
     task, problem = _load_object(ctx, "tracker task")
     if problem is not None:
         yield problem
@@ -234,7 +236,7 @@ def parse_tracker(ctx: ParseContext) -> Iterator[Draft]:
     if task.get("description"):
         text += f" | {task['description']}"
     yield Draft("system", text, "file", session_id=_tracker_session(ctx), project_path=project_path(ctx),
-                **_mtime(ctx))
+                **file_mtime(ctx))
 
 
 def _tracker_session(ctx: ParseContext) -> str:

@@ -35,9 +35,10 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from aitrail.analyzer.formats.decode import decode_json
 from aitrail.analyzer.bundle import MemberUnreadable, Source
 from aitrail.analyzer.context import ParseContext
+from aitrail.analyzer.formats.decode import decode_json
+from aitrail.analyzer.formats.idioms import escape_key, file_mtime
 from aitrail.analyzer.formats.text import bad_file, bad_record
 from aitrail.analyzer.rows import Draft
 
@@ -48,6 +49,8 @@ _ABSOLUTE = re.compile(r"^(/|[A-Za-z]:[\\/])")
 
 @dataclass(frozen=True)
 class Folder:
+    """A per-project folder under a .gemini directory (``tmp/<slug>`` or ``history/<slug>``)."""
+
     root: str  # the .gemini directory, path below the location, with a trailing "/" ("" at the top)
     kind: str  # tmp | history
     name: str  # slug or legacy hash
@@ -85,6 +88,8 @@ def load_jsonc(data: bytes):
 
 @dataclass
 class ProjectMap:
+    """Project paths by folder slug and by legacy SHA-256 hash, for one .gemini directory."""
+
     by_folder: dict[str, str] = field(default_factory=dict)  # slug -> path
     by_hash: dict[str, str] = field(default_factory=dict)  # sha256 hex -> path
     seen: set[str] = field(default_factory=set)
@@ -132,6 +137,7 @@ def _absolute_strings(value) -> Iterator[str]:
 
 
 def build_map(ctx: ParseContext, location: str, root: str) -> ProjectMap:
+    """The project map of one .gemini directory, from its registry and ``.project_root`` files."""
     table = ProjectMap()
     for source in ctx.related("project_roots"):
         if _same_root(source, location, root, top_level=False):
@@ -164,6 +170,7 @@ def build_map(ctx: ParseContext, location: str, root: str) -> ProjectMap:
 
 
 def project_map(ctx: ParseContext, root: str) -> ProjectMap:
+    """The project map of the .gemini directory of ``root``, built once per worker."""
     location = ctx.source.location
     return ctx.cached(("gemini-cli-projects", location, root), lambda: build_map(ctx, location, root))
 
@@ -183,10 +190,6 @@ def project_path(ctx: ParseContext, project_hash=None) -> str:
 # -- the project-map stores as rows ------------------------------------------------------------------
 
 
-def _mtime(ctx: ParseContext) -> dict:
-    return {"timestamp_ns": ctx.source.mtime_ns, "timestamp_source": "file-mtime"}
-
-
 def parse_projects_registry(ctx: ParseContext) -> Iterator[Draft]:
     """``project: <path> -> tmp/<slug> (from projects.json, file mtime)`` per entry."""
     try:
@@ -199,12 +202,12 @@ def parse_projects_registry(ctx: ParseContext) -> Iterator[Draft]:
         yield bad_file("projects.json has no \"projects\" object")
         return
     for path, slug in projects.items():
-        locator = f"json:/projects/{_pointer(path)}"
+        locator = f"json:/projects/{escape_key(path)}"
         if not isinstance(slug, str):
             yield bad_record(locator, "project slug is not a string", json.dumps(slug))
             continue
         yield Draft("system", f"project: {path} -> tmp/{slug} (from projects.json, file mtime)", locator,
-                    project_path=path, **_mtime(ctx))
+                    project_path=path, **file_mtime(ctx))
 
 
 def parse_project_root(ctx: ParseContext) -> Iterator[Draft]:
@@ -216,8 +219,4 @@ def parse_project_root(ctx: ParseContext) -> Iterator[Draft]:
         return
     where = f"{folder.kind}/{folder.name}" if folder else ctx.source.directory
     yield Draft("system", f"project: {text} owns {where} (from .project_root, file mtime)", "file",
-                project_path=text, **_mtime(ctx))
-
-
-def _pointer(key: str) -> str:
-    return key.replace("~", "~0").replace("/", "~1")
+                project_path=text, **file_mtime(ctx))

@@ -41,10 +41,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from aitrail.analyzer.context import ParseContext
+from aitrail.analyzer.formats.calls import ROW_COLUMNS, CallLedger
 from aitrail.analyzer.formats.jsonl import Line, read_jsonl
 from aitrail.analyzer.formats.text import bad_line, bad_record
-from aitrail.analyzer.parsers import claude_code_content as content
 from aitrail.analyzer.rows import Draft, ns_from_iso
+
+from . import content
 
 SYNTHETIC_MODEL = "<synthetic>"  # replies Claude Code writes itself (API errors, "No response requested.")
 CALL_BLOCKS = ("tool_use", "server_tool_use", "mcp_tool_use")
@@ -84,8 +86,8 @@ class TranscriptWalk:
         name = ctx.source.name
         self.agent_file = name[len("agent-"):-len(".jsonl")] if name.startswith("agent-") else None
         self.file_session = _file_session(ctx.source.path, self.agent_file is not None)
-        self.open_calls: dict[str, Draft] = {}
-        self.answered: dict[str, str] = {}  # tool_use id -> tool name, once its result is seen
+        # tool_use ids open and answered; the orphan row has never carried the call's model
+        self.calls = CallLedger(columns=[name for name in ROW_COLUMNS if name != "model"])
         self.responses: dict[str, _Response] = {}
         self.models: dict[str, str] = {}  # session_id -> model in use
         self.nodes: dict[str, _Node] = {}  # uuid -> where it is
@@ -98,6 +100,7 @@ class TranscriptWalk:
     # -- driving ---------------------------------------------------------------------------
 
     def rows(self) -> Iterator[Draft]:
+        """Every row of the transcript, in file order, then the rows for calls never answered."""
         for line in read_jsonl(self.ctx):
             if not isinstance(line, Line):
                 yield from self._emit([line])
@@ -107,7 +110,7 @@ class TranscriptWalk:
                 drafts = [Draft("system", f"entry {content.safe_label(line.value.get('type'))}: no content",
                                 line.locator, **self._base(line.value))]
             yield from self._emit(drafts)
-        yield from self._emit(list(self._orphans()))
+        yield from self._emit(list(self.calls.orphans()))
         if self.pending:
             yield from self.pending
 
@@ -311,8 +314,7 @@ class TranscriptWalk:
         name = block.get("name") if isinstance(block.get("name"), str) else ""
         text = json.dumps(block.get("input"), ensure_ascii=False)
         call = Draft("tool_use", text, where, tool_name=name, tool_use_id=call_id, **base)
-        if call_id:
-            self.open_calls[call_id] = call
+        self.calls.called(call)
         return call
 
     # -- user -----------------------------------------------------------------------------------
@@ -355,16 +357,15 @@ class TranscriptWalk:
 
     def _result(self, block: dict, where: str, base: dict) -> Iterator[Draft]:
         call_id = block.get("tool_use_id") if isinstance(block.get("tool_use_id"), str) else ""
-        call = self.open_calls.pop(call_id, None) if call_id else None
-        name = call.tool_name if call else self.answered.get(call_id, "")
+        call = self.calls.take(call_id)
+        name = call.tool_name if call else self.calls.answered_name(call_id)
         text = content.result_text(block.get("content"))
         yield Draft("tool_result", text, where, tool_name=name, tool_use_id=call_id, **base)
-        if call is None and call_id not in self.answered:
+        if call is None and not self.calls.is_answered(call_id):
             what = f"tool_use_id {call_id}" if call_id else "no tool_use_id"
             yield Draft("system", f"parser: tool result for an unknown tool ({what}) with no tool call before it",
                         where, **base)
-        if call_id:
-            self.answered[call_id] = name
+        self.calls.answered(call_id, name)
         decision = content.permission_decision(text, block.get("is_error"))
         if decision:
             yield Draft("system", f"permission decision: {decision}", where, tool_name=name, tool_use_id=call_id,
@@ -379,7 +380,7 @@ class TranscriptWalk:
         session = entry.get("sessionId") if isinstance(entry.get("sessionId"), str) else self.file_session
         yield Draft("system", f"subagent: agent-{agent} ran tool call {results[0]}; its rows carry session "
                               f"{session}/agent-{agent}", f"{line.locator}/toolUseResult/agentId",
-                    tool_name=self.answered.get(results[0], ""), tool_use_id=results[0], **base)
+                    tool_name=self.calls.answered_name(results[0]), tool_use_id=results[0], **base)
 
     # -- attachments and the end of the file ------------------------------------------------------
 
@@ -394,13 +395,6 @@ class TranscriptWalk:
             yield Draft("user", prompt, f"{line.locator}/attachment/prompt", **base)
         else:
             yield Draft("system", content.attachment_text(attachment), f"{line.locator}/attachment", **base)
-
-    def _orphans(self) -> Iterator[Draft]:
-        for call in self.open_calls.values():
-            yield Draft("system", f"parser: no result recorded for tool call {call.tool_use_id} ({call.tool_name})",
-                        call.locator, timestamp_ns=call.timestamp_ns, timestamp_source=call.timestamp_source,
-                        session_id=call.session_id, project_path=call.project_path, git_branch=call.git_branch,
-                        tool_name=call.tool_name, tool_use_id=call.tool_use_id)
 
 
 # -- small helpers ----------------------------------------------------------------------------------

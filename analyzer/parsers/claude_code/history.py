@@ -1,6 +1,6 @@
 """Claude Code prompt history: history.jsonl (+ paste-cache/) and the 1.0.x history in ~/.claude.json.
 
-Both are secondary sources (the second is read by claude_code_state.parse_global_state):
+Both are secondary sources (the second is read by state.parse_global_state):
 every prompt in them is also a ``user`` row of a transcript while the
 transcript exists, so the rows are written exactly as the transcript's user
 row would be (pastes expanded in place of their placeholder, slash commands
@@ -27,7 +27,8 @@ from collections.abc import Iterator
 
 from aitrail.analyzer.bundle import MemberUnreadable
 from aitrail.analyzer.context import ParseContext
-from aitrail.analyzer.formats.jsonl import Line, read_jsonl
+from aitrail.analyzer.formats.idioms import pointer
+from aitrail.analyzer.formats.jsonl import Line, each_line
 from aitrail.analyzer.formats.text import bad_line, bad_record, json_document
 from aitrail.analyzer.rows import Draft, ns_from_ms
 
@@ -59,7 +60,7 @@ def expand_pastes(display: str, pasted, read_cached) -> str:
 
 
 def _paste_reader(ctx: ParseContext):
-    """hash -> text of paste-cache/<hash>.txt beside this history.jsonl (None when not collected)."""
+    """Hash -> text of paste-cache/<hash>.txt beside this history.jsonl (None when not collected)."""
     def index() -> dict:
         found = {}
         for source in ctx.related("paste_cache"):
@@ -85,27 +86,22 @@ def _paste_reader(ctx: ParseContext):
 def parse_history(ctx: ParseContext) -> Iterator[Draft]:
     """claude_code.history.v1: one ``user`` row per submitted prompt, at its Unix-ms ``timestamp``."""
     read_cached = _paste_reader(ctx)
-    for line in read_jsonl(ctx):
-        if not isinstance(line, Line):
-            yield line
-            continue
-        record = line.value
-        display = record.get("display")
-        if not isinstance(display, str):
-            yield bad_line(line.number, "a history line without display text", line.raw)
-            continue
-        time = ns_from_ms(record.get("timestamp"))
-        session = record.get("sessionId")
-        project = record.get("project")
-        yield Draft("user", expand_pastes(display, record.get("pastedContents"), read_cached), line.locator,
-                    timestamp_ns=time, timestamp_source="record" if time is not None else "none",
-                    session_id=session if isinstance(session, str) else "",
-                    project_path=project if isinstance(project, str) else "")
+    yield from each_line(ctx, lambda line: _prompt_row(line, read_cached))
 
 
-def pointer(*parts) -> str:
-    """A JSON pointer (RFC 6901) to a value, e.g. ``json:/projects/~1home~1dev/history/0``."""
-    return "json:/" + "/".join(str(part).replace("~", "~0").replace("/", "~1") for part in parts)
+def _prompt_row(line: Line, read_cached) -> Iterator[Draft]:
+    record = line.value
+    display = record.get("display")
+    if not isinstance(display, str):
+        yield bad_line(line.number, "a history line without display text", line.raw)
+        return
+    time = ns_from_ms(record.get("timestamp"))
+    session = record.get("sessionId")
+    project = record.get("project")
+    yield Draft("user", expand_pastes(display, record.get("pastedContents"), read_cached), line.locator,
+                timestamp_ns=time, timestamp_source="record" if time is not None else "none",
+                session_id=session if isinstance(session, str) else "",
+                project_path=project if isinstance(project, str) else "")
 
 
 def load_state(ctx: ParseContext) -> tuple[dict | None, Draft | None]:
@@ -114,6 +110,7 @@ def load_state(ctx: ParseContext) -> tuple[dict | None, Draft | None]:
 
 
 def projects(document: dict) -> tuple[dict, Draft | None]:
+    """The ``projects`` map of ~/.claude.json, or an empty map and the parser: row that says why."""
     value = document.get("projects", {})
     if isinstance(value, dict):
         return value, None

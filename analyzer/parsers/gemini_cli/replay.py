@@ -33,6 +33,8 @@ EVENT, MESSAGE, EARLIER_COPY = 0, 1, 2
 
 @dataclass
 class Copy:
+    """One copy of a message: the record as written, its locator and its position in the file."""
+
     record: dict
     locator: str
     position: Position
@@ -48,10 +50,12 @@ class Entry:
 
     @property
     def anchor(self) -> Position:
+        """Where the message first appeared (its rows sit there)."""
         return self.copies[0].position
 
     @property
     def final(self) -> Copy:
+        """The last copy, whose content the rows show."""
         return self.copies[-1]
 
 
@@ -164,5 +168,6 @@ class Replay:
         return items
 
     def session_id(self) -> str:
+        """The session id from the metadata records ('' if none)."""
         value = self.metadata.get("sessionId")
         return value if isinstance(value, str) else ""

@@ -1,0 +1,104 @@
+"""The call ledger: tool calls seen, the ones answered, and one row for each call never answered.
+
+Every agent that records tool calls keeps the same book: a ``tool_use`` draft is
+*called*, its result *takes* it (by id where the format has one, by position
+where it has none), and whatever is still open when the transcript ends gets the
+single ``parser: no result recorded for tool call <id> (<tool>)`` row of
+docs/contributing/adding-an-agent.md, at the call's own locator and time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+from aitrail.analyzer.rows import Draft
+
+# the call's columns the "no result recorded" row repeats (so it sorts and filters with its call)
+ROW_COLUMNS = ("timestamp_ns", "timestamp_source", "session_id", "project_path", "git_branch", "model")
+
+
+def no_result_row(call: Draft, columns: Iterable[str] = ROW_COLUMNS) -> Draft:
+    """The ``parser: no result recorded ...`` row for ``call``, carrying the call's ``columns``.
+
+    Args:
+        call: the ``tool_use`` draft that was never answered.
+        columns: which of the call's columns (ROW_COLUMNS) the row repeats; tool name
+            and tool_use_id always.
+    """
+    copied = {name: getattr(call, name) for name in columns}
+    return Draft("system", f"parser: no result recorded for tool call {call.tool_use_id} ({call.tool_name})",
+                 call.locator, tool_name=call.tool_name, tool_use_id=call.tool_use_id, **copied)
+
+
+class CallLedger:
+    """Open tool calls by join key, the ids already answered, and the rows for the calls left open.
+
+    Args:
+        columns: the call columns the orphan row repeats (default ROW_COLUMNS); an agent
+            whose calls carry a column its orphan rows have never shown passes fewer.
+    """
+
+    def __init__(self, columns: Iterable[str] = ROW_COLUMNS) -> None:
+        self.columns = tuple(columns)
+        self.open: dict[str, Draft] = {}
+        self._called: dict[str, str] = {}  # every id called -> its tool name
+        self._answered: dict[str, str] = {}  # every id answered -> the tool name its result gave
+
+    def called(self, call: Draft, key: str | None = None) -> None:
+        """Record a call as open, joined by ``key`` (default: its tool_use_id; no key, no record)."""
+        key = call.tool_use_id if key is None else key
+        if key:
+            self.open[key] = call
+            self._called[key] = call.tool_name
+
+    def take(self, key: str) -> Draft | None:
+        """The open call with this key, no longer open; None if there is none."""
+        return self.open.pop(key, None) if key else None
+
+    def take_named(self, tool_name: str) -> Draft | None:
+        """The first open call of this tool, else the first open call (formats without call ids)."""
+        for key, call in self.open.items():
+            if call.tool_name == tool_name:
+                return self.open.pop(key)
+        return self.take(next(iter(self.open))) if self.open else None
+
+    def take_last(self) -> Draft | None:
+        """The most recent open call (a result that answers whatever was asked last)."""
+        return self.open.pop(next(reversed(self.open))) if self.open else None
+
+    def was_called(self, call_id: str) -> bool:
+        """Whether a call with this id was recorded, answered or not."""
+        return call_id in self._called
+
+    def called_name(self, call_id: str) -> str:
+        """The tool name of the call recorded with this id ('' if none)."""
+        return self._called.get(call_id, "")
+
+    def answered(self, call_id: str, tool_name: str = "") -> None:
+        """Record that a result for this id was seen (whether or not its call was)."""
+        if call_id:
+            self._answered[call_id] = tool_name
+
+    def is_answered(self, call_id: str) -> bool:
+        """Whether a result for this id was recorded."""
+        return call_id in self._answered
+
+    def answered_name(self, call_id: str) -> str:
+        """The tool name recorded with this id's result ('' if none)."""
+        return self._answered.get(call_id, "")
+
+    def forget(self) -> None:
+        """Drop the open calls without a row (a format whose next turn closes them)."""
+        self.open.clear()
+
+    def orphans(self, skip_answered: bool = False) -> Iterator[Draft]:
+        """A ``no result recorded`` row per open call, then none is open.
+
+        Args:
+            skip_answered: leave out calls whose id was answered elsewhere (a format
+                that records the same call in two places keeps the copy open).
+        """
+        for key, call in self.open.items():
+            if not (skip_answered and self.is_answered(key)):
+                yield no_result_row(call, self.columns)
+        self.open.clear()

@@ -1,0 +1,49 @@
+"""PearAI parsers, one rule per test (docs/agents/pearai.md)."""
+
+from __future__ import annotations
+
+import json
+
+from tests.analyzer.fakes import FakeBundle, drafts
+
+TASK = ".config/PearAI/User/globalStorage/pearai.pearai-roo-cline/tasks/1759400100000/"
+API = TASK + "api_conversation_history.json"
+UI = TASK + "ui_messages.json"
+
+
+def task_rows(files: dict[str, object], path: str):
+    bundle = FakeBundle({("pearai.agent_tasks", name): json.dumps(value).encode() for name, value in files.items()})
+    return drafts(bundle, path, "pearai.agent_task.v1")
+
+
+def test_a_tool_tag_is_a_tool_use_and_its_result_is_never_a_user_row():
+    history = [
+        {"role": "user", "content": [{"type": "text", "text": "<task>\nrun the tests\n</task>"}], "ts": 1759400100000},
+        {"role": "assistant", "content": [{"type": "text", "text":
+         "Running them.\n<execute_command>\n<command>npm test</command>\n</execute_command>"}], "ts": 1759400101000},
+        {"role": "user", "content": [{"type": "text", "text": "[execute_command for 'npm test'] Result:"},
+                                     {"type": "text", "text": "3 passing"}], "ts": 1759400102000},
+    ]
+    rows = task_rows({API: history}, API)
+    kinds = [(row.turn_type, row.tool_use_id) for row in rows]
+    assert ("tool_use", "1") in kinds and ("tool_result", "1") in kinds
+    assert [row.text for row in rows if row.turn_type == "user"] == ["run the tests"]
+    assert not [row for row in rows if row.text.startswith("parser: no result")]
+
+
+def test_a_call_without_a_result_gets_the_no_result_row():
+    history = [{"role": "assistant", "content": "<read_file>\n<path>a.py</path>\n</read_file>", "ts": 1759400101000}]
+    rows = task_rows({API: history}, API)
+    assert rows[-1].text == "parser: no result recorded for tool call 0 (read_file)"
+    assert rows[-1].tool_use_id == "0" and rows[-1].timestamp_ns == 1759400101000 * 1_000_000
+
+
+def test_ui_messages_are_read_only_when_the_api_history_is_missing():
+    ui = [{"type": "say", "say": "text", "text": "fix the build", "ts": 1759400100000}]
+    assert [row.turn_type for row in task_rows({UI: ui}, UI)] == ["user"]
+    assert task_rows({UI: ui, API: []}, UI) == []
+
+
+def test_a_history_that_is_not_an_array_is_one_parser_row():
+    rows = task_rows({API: {"role": "user"}}, API)
+    assert len(rows) == 1 and rows[0].text.startswith("parser:")
