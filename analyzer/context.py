@@ -9,8 +9,8 @@ parser never names a member path of its own making.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Callable, Iterator
 
 import zstandard
 
@@ -55,6 +55,7 @@ def line_too_long(number: int, length: int) -> Draft:
 
 
 def content_capped(number: int, limit: int) -> Draft:
+    """The row that says a compressed member's content passed the cap at line ``number``."""
     return Draft("system", f"parser: decompressed content over the limit ({limit} bytes); "
                            "the rest of the file was not read", f"line:{number}", timestamp_source="none")
 
@@ -203,6 +204,7 @@ class ParseContext:
             raise MemberUnreadable(f"{self.source.member}: the zstd stream ends in the middle of a frame")
 
     def sqlite(self, source: Source | None = None) -> sqlite3.Connection:
+        """A read-only copy of a database of this bundle (this source's by default), opened safely."""
         return self.bundle.open_sqlite(source or self.source)
 
     def related(self, store: str) -> list[Source]:
@@ -228,6 +230,7 @@ class ParseContext:
 
     @property
     def collection(self) -> dict:
+        """The bundle's run metadata (collection.json): mode, time zone, homes."""
         return self.bundle.collection
 
 

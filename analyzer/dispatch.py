@@ -7,7 +7,7 @@ parser had already produced, and the run goes on with the next file.
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from aitrail.analyzer.bundle import Bundle, MemberUnreadable, Source
 from aitrail.analyzer.context import FileTooLarge, ParseContext
@@ -16,6 +16,7 @@ from aitrail.analyzer.rows import TIMESTAMP_SOURCES, TURN_TYPES, Draft, Provenan
 
 
 def provenance(source: Source) -> Provenance:
+    """The columns every row of ``source`` carries: agent, store, member, its SHA-256, origin."""
     origin = "secondary" if source.origin == "secondary" else "primary"
     return Provenance(source.agent, source.store, source.member, source.sha256, origin)
 
@@ -54,5 +55,6 @@ def parse_source(bundle: Bundle, source: Source, parser: Parser, cache: dict) ->
         yield stamp(Draft("system", f"parser: member unreadable ({exc}); no rows from it", "file",
                           timestamp_source="none"), stamp_with, ordinal)
     except Exception as exc:  # noqa: BLE001 - the point is to survive any parser bug
-        text = f"parser: crashed on this file after {ordinal} rows ({type(exc).__name__}: {exc}); the rest of the file was not read"
+        text = (f"parser: crashed on this file after {ordinal} rows ({type(exc).__name__}: {exc}); "
+                "the rest of the file was not read")
         yield stamp(Draft("system", text, "file", timestamp_source="none"), stamp_with, ordinal)

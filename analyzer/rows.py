@@ -49,6 +49,8 @@ class Draft:
 
 @dataclass(frozen=True)
 class Provenance:
+    """Where a row came from: agent, store, bundle member, its SHA-256, primary or secondary."""
+
     agent: str
     store: str
     source: str
@@ -68,6 +70,7 @@ def ns_from_ms(value) -> int | None:
 
 
 def ns_from_seconds(value) -> int | None:
+    """Nanoseconds from a number of seconds (int, float or numeric string); None when it is not one."""
     try:
         number = float(value)
     except (TypeError, ValueError):
@@ -77,7 +80,7 @@ def ns_from_seconds(value) -> int | None:
     return int(round(number * 1_000_000_000))
 
 
-_EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
+_EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 _MICROSECOND = dt.timedelta(microseconds=1)
 _ISO = re.compile(r"^(\d{4})-(\d\d)-(\d\d)[T ](\d\d):(\d\d):(\d\d)(?:[.,](\d{1,9}))?(Z|[+-]\d\d:?\d\d)?$")
 
@@ -106,7 +109,7 @@ def _ns_from_iso_text(text: str) -> int | None:
     year, month, day, hour, minute, second, fraction, zone = match.groups()
     try:
         moment = dt.datetime(int(year), int(month), int(day), int(hour), int(minute), int(second),
-                             tzinfo=dt.timezone.utc)
+                             tzinfo=dt.UTC)
     except ValueError:
         return None
     offset = 0
@@ -137,6 +140,7 @@ def _utc_seconds(seconds: int) -> str:
 
 
 def event_id(source_sha256: str, locator: str, turn_type: str, ordinal: int) -> str:
+    """The row's stable id: a digest of its member's SHA-256, locator, turn type and ordinal."""
     return _sha256(f"{source_sha256}\0{locator}\0{turn_type}\0{ordinal}".encode()).hexdigest()[:32]
 
 

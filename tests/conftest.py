@@ -60,6 +60,14 @@ def collector_with_partial(home: Path, out: Path, **popen) -> tuple[subprocess.P
     return proc, partial
 
 
+def collect_fixture_home(tmp_path_factory, home: Path, name: str = "b") -> Path:
+    """Collect a fixture home with the installed catalog, in-process; the bundle's path."""
+    out = tmp_path_factory.mktemp(name) / f"{name}.tar.zst"
+    result = CliRunner().invoke(main, ["collect", "--home", str(home), "-o", str(out), "--quiet"])
+    assert result.exit_code == 0, result.output
+    return out
+
+
 def bundle_records(bundle: Path) -> list[dict]:
     with BundleReader(bundle) as reader:
         return [json.loads(line) for line in reader.read_data("aitrail/files.jsonl").splitlines()]

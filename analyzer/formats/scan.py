@@ -1,6 +1,6 @@
-"""Linear-time text scans, where a lazy regex would be quadratic on hostile text.
+r"""Linear-time text scans, where a lazy regex would be quadratic on hostile text.
 
-``re.findall(r"<(a|b)>(.*?)</\\1>", text)`` retries ``.*?`` from every
+``re.findall(r"<(a|b)>(.*?)</\1>", text)`` retries ``.*?`` from every
 opening tag to the end of the text when the closing tag never comes: a
 prompt of 40,000 ``<command-name>`` takes three minutes, a 32 MiB line
 forever. These helpers give the same results with one pass.

@@ -37,6 +37,7 @@ def bad_record(locator: str, reason: str, raw: str | bytes = "") -> Draft:
 
 
 def bad_file(reason: str) -> Draft:
+    """The row for a file that cannot be read at all (``reason`` says why)."""
     return Draft("system", f"parser: unparseable file ({reason})", "file", timestamp_source="none")
 
 

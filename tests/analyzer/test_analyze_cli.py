@@ -12,22 +12,14 @@ import pytest
 
 from aitrail.analyzer.rows import COLUMNS
 from tests.collector.bundle_tools import flip_byte
-from tests.conftest import FIXTURES, REPO
+from tests.conftest import FIXTURES, REPO, collect_fixture_home
 
 REPO_CATALOG = REPO / "catalog"
 
 
 @pytest.fixture(scope="module")
 def demo_bundle(tmp_path_factory) -> Path:
-    from click.testing import CliRunner
-
-    from aitrail.collector.cli import main
-
-    out = tmp_path_factory.mktemp("demo") / "demo.tar.zst"
-    result = CliRunner().invoke(main, ["collect", "--home", str(FIXTURES / "pearai" / "agent-task" / "home"),
-                                       "-o", str(out), "--quiet"])
-    assert result.exit_code == 0, result.output
-    return out
+    return collect_fixture_home(tmp_path_factory, FIXTURES / "pearai" / "agent-task" / "home", "demo")
 
 
 def test_csv_has_the_17_columns_in_order(cli, demo_bundle, tmp_path):

@@ -17,16 +17,12 @@ from aitrail.collector.bundle import layout
 from aitrail.collector.cli import main
 from aitrail.collector.verify import RateLimiter
 from tests.collector.bundle_tools import flip_byte, rewrite
-from tests.conftest import FIXTURES, bundle_json
+from tests.conftest import FIXTURES, bundle_json, collect_fixture_home
 
 
 @pytest.fixture(scope="module")
 def demo_bundle(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("demo") / "demo.tar.zst"
-    result = CliRunner().invoke(main, ["collect", "--home", str(FIXTURES / "pearai" / "agent-task" / "home"),
-                                       "-o", str(out), "--quiet"])
-    assert result.exit_code == 0, result.output
-    return out
+    return collect_fixture_home(tmp_path_factory, FIXTURES / "pearai" / "agent-task" / "home", "demo")
 
 
 def cli(*args):

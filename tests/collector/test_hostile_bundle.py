@@ -19,7 +19,7 @@ from aitrail.collector.bundle import layout
 from aitrail.collector.cli import main
 from tests.collector.bundle_tools import drop_members, read_index, replace_index, rewrite, rewrite_json_index
 from tests.collector.test_robustness import run_measured
-from tests.conftest import FIXTURES, bundle_json, bundle_records
+from tests.conftest import FIXTURES, bundle_json, bundle_records, collect_fixture_home
 
 MIB = 1024 * 1024
 
@@ -27,11 +27,7 @@ MIB = 1024 * 1024
 @pytest.fixture(scope="module")
 def bundle(tmp_path_factory) -> Path:
     """A small real bundle with parsed stores (PearAI fixture home, the installed catalog)."""
-    out = tmp_path_factory.mktemp("hostile") / "b.tar.zst"
-    result = CliRunner().invoke(main, ["collect", "--home", str(FIXTURES / "pearai" / "agent-task" / "home"),
-                                       "-o", str(out), "--quiet"])
-    assert result.exit_code == 0, result.output
-    return out
+    return collect_fixture_home(tmp_path_factory, FIXTURES / "pearai" / "agent-task" / "home", "hostile")
 
 
 def run(*args) -> tuple[int, str]:

@@ -24,7 +24,7 @@ from aitrail.collector.bundle import layout
 from aitrail.collector.cli import main
 from aitrail.collector.verify import verify
 from tests.collector.bundle_tools import read_index, replace_index, rewrite
-from tests.conftest import FIXTURES, bundle_json, bundle_records
+from tests.conftest import FIXTURES, bundle_json, bundle_records, collect_fixture_home
 
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers(-2**70, 2**70) | st.floats(allow_nan=False) | st.text(max_size=8),
@@ -35,11 +35,7 @@ SETTINGS = settings(max_examples=20, deadline=None, suppress_health_check=[Healt
 
 @pytest.fixture(scope="module")
 def base(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("property") / "b.tar.zst"
-    result = CliRunner().invoke(main, ["collect", "--home", str(FIXTURES / "pearai" / "agent-task" / "home"),
-                                       "-o", str(out), "--quiet"])
-    assert result.exit_code == 0, result.output
-    return out
+    return collect_fixture_home(tmp_path_factory, FIXTURES / "pearai" / "agent-task" / "home", "property")
 
 
 def mutate(value, data, depth: int = 0):
