@@ -4,7 +4,8 @@ from tests.analyzer.fuzz import FuzzTarget
 
 TASK = ".config/PearAI/User/globalStorage/pearai.pearai-roo-cline/tasks/1759400100000/"
 LOG = ".config/PearAI/logs/20251002T101500/window1/exthost/output_logging_20251002T101502/2-PearAI.log"
-INDEX = {("pearai.session_index", ".pearai/sessions/sessions.json"): b'[{"sessionId":"s1","dateCreated":"1759400000000"}]'}
+INDEX = {("pearai.session_index", ".pearai/sessions/sessions.json"):
+         b'[{"sessionId":"s1","dateCreated":"1759400000000"}]'}
 
 TARGETS = [
     FuzzTarget("pearai.chat_session.v1", "pearai.chat_sessions", ".pearai/sessions/s1.json", context=INDEX),

@@ -52,16 +52,18 @@ def test_a_function_call_output_is_never_a_user_row():
 
 def test_injected_context_in_a_user_message_is_a_system_row():
     rows = rollout_rows(tagged(message("user", "<environment_context>\n  <cwd>/w</cwd>\n</environment_context>"),
-                               message("user", "# AGENTS.md instructions for /w\n\n<INSTRUCTIONS>\nbe brief\n</INSTRUCTIONS>")))
+                               message("user", "# AGENTS.md instructions for /w\n\n"
+                                               "<INSTRUCTIONS>\nbe brief\n</INSTRUCTIONS>")))
     assert [row.turn_type for row in rows] == ["system", "system"]
     assert rows[0].text.startswith("context (user): <environment_context>")
 
 
 def test_every_call_id_is_joined_to_its_result_whatever_the_order():
     rows = rollout_rows(tagged(call("shell_command", {"command": "a"}, "call_a"),
-                               ("response_item", {"type": "custom_tool_call", "name": "apply_patch", "input": "*** Begin Patch",
-                                                  "call_id": "call_b"}),
-                               ("response_item", {"type": "custom_tool_call_output", "call_id": "call_b", "output": "ok"}),
+                               ("response_item", {"type": "custom_tool_call", "name": "apply_patch",
+                                                  "input": "*** Begin Patch", "call_id": "call_b"}),
+                               ("response_item", {"type": "custom_tool_call_output", "call_id": "call_b",
+                                                  "output": "ok"}),
                                output("call_a", "done"),
                                call("shell_command", {"command": "c"}, "call_c")))
     results = {row.tool_use_id: row.tool_name for row in rows if row.turn_type == "tool_result"}
@@ -88,7 +90,8 @@ def test_the_prompt_recorded_as_response_item_and_user_message_event_appears_onc
 
 def test_a_reply_and_reasoning_recorded_twice_appear_once_in_either_order():
     rows = rollout_rows(tagged(("event_msg", {"type": "agent_reasoning", "text": "**Plan**"}),
-                               ("response_item", {"type": "reasoning", "summary": [{"type": "summary_text", "text": "**Plan**"}],
+                               ("response_item", {"type": "reasoning",
+                                                  "summary": [{"type": "summary_text", "text": "**Plan**"}],
                                                   "encrypted_content": "gAAAA"}),
                                message("assistant", "Done."),
                                ("event_msg", {"type": "agent_message", "message": "Done."})))
@@ -164,7 +167,8 @@ def test_an_unknown_item_type_is_a_system_row_naming_it():
 
 def test_untagged_lines_take_the_session_start_time():
     lines = [{"id": THREAD, "timestamp": "2025-08-14T14:02:11.873Z", "instructions": None},
-             {"record_type": "state"}, {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "go"}]}]
+             {"record_type": "state"},
+             {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "go"}]}]
     rows = rollout_rows(b"".join(json.dumps(line).encode() + b"\n" for line in lines))
     assert [row.turn_type for row in rows] == ["system", "system", "user"]
     assert len({row.timestamp_ns for row in rows}) == 1 and rows[2].timestamp_ns is not None
@@ -186,10 +190,12 @@ def test_a_cut_zst_rollout_keeps_the_lines_before_the_cut_and_says_so():
 
 def test_the_typescript_rollout_joins_calls_and_reads_denials():
     document = {"session": {"timestamp": "2025-05-02T10:41:07.512Z", "id": "s1", "instructions": ""},
-                "items": [{"type": "function_call", "call_id": "c1", "name": "shell", "arguments": '{"command":["rm","x"]}'},
-                          {"type": "function_call_output", "call_id": "c1", "output": '{"output":"aborted","metadata":{}}'},
-                          {"type": "message", "role": "user", "content": [{"type": "input_text",
-                                                                            "text": "No, don't do that — stop for now."}]}]}
+                "items": [{"type": "function_call", "call_id": "c1", "name": "shell",
+                           "arguments": '{"command":["rm","x"]}'},
+                          {"type": "function_call_output", "call_id": "c1",
+                           "output": '{"output":"aborted","metadata":{}}'},
+                          {"type": "message", "role": "user",
+                           "content": [{"type": "input_text", "text": "No, don't do that — stop for now."}]}]}
     path = ".codex/sessions/rollout-2025-05-02-8f0c1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b.json"
     rows = drafts(FakeBundle({("codex.rollouts_legacy_json", path): json.dumps(document).encode()}), path,
                   "codex.rollout_legacy_json.v1")
@@ -203,7 +209,8 @@ def test_the_typescript_rollout_joins_calls_and_reads_denials():
 
 def test_history_lines_are_user_rows_written_like_the_rollouts():
     data = b'{"session_id":"s1","ts":1782983645,"text":"list the failing tests"}\n{"session_id":"s1","ts":1}\n'
-    rows = drafts(FakeBundle({("codex.history", ".codex/history.jsonl"): data}), ".codex/history.jsonl", "codex.history.v1")
+    rows = drafts(FakeBundle({("codex.history", ".codex/history.jsonl"): data}), ".codex/history.jsonl",
+                  "codex.history.v1")
     assert (rows[0].turn_type, rows[0].text, rows[0].session_id) == ("user", "list the failing tests", "s1")
     assert rows[1].text.startswith("parser: unparseable line (no prompt text)")
 
@@ -264,7 +271,8 @@ def test_prefix_rules_are_standing_permission_settings_and_nothing_is_evaluated(
     rows = drafts(FakeBundle({("codex.rules", ".codex/rules/default.rules"): data}), ".codex/rules/default.rules",
                   "codex.rules.v1")
     texts = [row.text for row in rows]
-    assert 'permission setting: prefix_rule pattern=["git","status"] decision="allow" (from rules/default.rules)' in texts
+    assert ('permission setting: prefix_rule pattern=["git","status"] decision="allow" '
+            '(from rules/default.rules)') in texts
     assert 'rules: statement not read: __import__("os").system("true")' in texts
     assert any(text.startswith("parser: unparseable line (not a rule") for text in texts)
 
@@ -272,12 +280,14 @@ def test_prefix_rules_are_standing_permission_settings_and_nothing_is_evaluated(
 def test_dispatch_never_sees_a_crash_from_a_damaged_state_database():
     bundle = FakeBundle({("codex.state_db", ".codex/state_5.sqlite"): b"not a database"})
     rows = run(bundle, ".codex/state_5.sqlite", "codex.state_db.v1")
-    assert [row[8] for row in rows] == ["parser: unparseable file (state_5.sqlite: cannot read: file is not a database)"]
+    assert [row[8] for row in rows] == [
+        "parser: unparseable file (state_5.sqlite: cannot read: file is not a database)"]
 
 
 def test_a_lone_surrogate_escape_is_kept_as_text_that_utf8_can_write():
-    """dispatch keeps such a character as its escape text, for every parser."""
+    """Dispatch keeps such a character as its escape text, for every parser."""
     data = b'{"session_id":"s1","ts":1782983645,"text":"bad \\ud800 escape"}\n'
-    rows = run(FakeBundle({("codex.history", ".codex/history.jsonl"): data}), ".codex/history.jsonl", "codex.history.v1")
+    rows = run(FakeBundle({("codex.history", ".codex/history.jsonl"): data}), ".codex/history.jsonl",
+               "codex.history.v1")
     assert rows[0][8] == "bad \\ud800 escape"
     rows[0][8].encode("utf-8")

@@ -16,7 +16,8 @@ META = {"sessionId": SESSION, "projectHash": ROOT_HASH, "startTime": "2026-07-02
 
 
 def jsonl(*records) -> bytes:
-    return b"".join((record if isinstance(record, bytes) else json.dumps(record).encode()) + b"\n" for record in records)
+    return b"".join((record if isinstance(record, bytes) else json.dumps(record).encode()) + b"\n"
+                    for record in records)
 
 
 def chat(*records, path: str = CHAT, extra: dict | None = None):
@@ -133,8 +134,9 @@ def test_every_tool_use_with_an_id_has_its_result_or_a_parser_row():
 
 def test_a_denied_call_gives_a_permission_decision_row():
     denied = call("c1", None, status="cancelled")
-    denied["result"] = [{"functionResponse": {"id": "c1", "name": "run_shell_command",
-                                              "response": {"error": "[Operation Cancelled] Reason: User denied execution."}}}]
+    denied["result"] = [{"functionResponse": {
+        "id": "c1", "name": "run_shell_command",
+        "response": {"error": "[Operation Cancelled] Reason: User denied execution."}}}]
     rows = chat(gemini(2, toolCalls=[denied]))
     decision = [row for row in rows if row.text == "permission decision: denied"]
     assert len(decision) == 1 and decision[0].tool_use_id == "c1"
@@ -195,7 +197,8 @@ def test_a_torn_logs_json_still_gives_the_entries_before_the_cut():
 
 
 def test_a_damaged_policy_file_is_read_table_by_table():
-    data = b'[[rule]]\ntoolName = "glob"\ndecision = "allow"\n\n[[rule]]\ndecision = allow\n\n[[rule]]\ntoolName = "ls"\n'
+    data = (b'[[rule]]\ntoolName = "glob"\ndecision = "allow"\n\n'
+            b'[[rule]]\ndecision = allow\n\n[[rule]]\ntoolName = "ls"\n')
     rows = drafts(FakeBundle({("gemini-cli.policies", ".gemini/policies/auto-saved.toml"): data}),
                   ".gemini/policies/auto-saved.toml", "gemini_cli.policy.v1")
     assert [row.tool_name for row in rows if row.text.startswith("permission setting:")] == ["glob", "ls"]
