@@ -28,11 +28,14 @@ _STRING_TAIL = re.compile(r'[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
 _SIGNIFICANT = re.compile(r'["/,\]}]')
 
 
-def strip_jsonc(text: str) -> str:
+def strip_jsonc(text: str, trailing_commas: bool = True) -> str:
     """``text`` as plain JSON: comments become whitespace (newlines kept), trailing commas are removed.
 
     Args:
         text: JSONC text.
+        trailing_commas: remove trailing commas (VS Code's JSONC); False keeps them, so that
+            they fail to decode as they do for agents that only strip comments (Gemini CLI's
+            strip-json-comments, then JSON.parse).
 
     Returns:
         JSON text with the same line numbers, for ``json`` error messages that point at the original.
@@ -71,7 +74,7 @@ def strip_jsonc(text: str) -> str:
             pieces.append(",")
             position = start + 1
         elif mark in "]}":
-            if pending_comma >= 0:
+            if pending_comma >= 0 and trailing_commas:
                 pieces[pending_comma] = " "
             pending_comma = -1
             pieces.append(mark)
@@ -83,11 +86,12 @@ def strip_jsonc(text: str) -> str:
     return "".join(pieces)
 
 
-def load_jsonc(data: bytes | str) -> object:
+def load_jsonc(data: bytes | str, trailing_commas: bool = True) -> object:
     """Decode a JSONC document (UTF-8, an optional BOM) into Python values.
 
     Args:
         data: the file's bytes, or text.
+        trailing_commas: whether trailing commas are allowed (see strip_jsonc).
 
     Returns:
         The decoded value (any JSON type).
@@ -99,4 +103,4 @@ def load_jsonc(data: bytes | str) -> object:
         text = data.decode("utf-8-sig") if isinstance(data, bytes) else data.removeprefix("\ufeff")
     except UnicodeDecodeError as exc:  # a ValueError already; the message says which byte
         raise ValueError(f"not UTF-8: {exc}") from exc
-    return decode_json(strip_jsonc(text))
+    return decode_json(strip_jsonc(text, trailing_commas))

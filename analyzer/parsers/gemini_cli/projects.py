@@ -39,6 +39,7 @@ from aitrail.analyzer.bundle import MemberUnreadable, Source
 from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.formats.decode import decode_json
 from aitrail.analyzer.formats.idioms import escape_key, file_mtime
+from aitrail.analyzer.formats.jsonc import load_jsonc as shared_load_jsonc
 from aitrail.analyzer.formats.text import bad_file, bad_record
 from aitrail.analyzer.rows import Draft
 
@@ -71,16 +72,14 @@ def root_of(source: Source) -> str:
 
 # -- JSON with comments ----------------------------------------------------------------------------
 
-# an unclosed /* comment runs to the end of the text (as strip-json-comments reads it): retrying
-# ".*?\*/" from every later "/*" would be quadratic
-_JSONC_TOKENS = re.compile(r'"(?:\\.|[^"\\])*"|//[^\n]*|/\*.*?(?:\*/|\Z)', re.DOTALL)
-
 
 def load_jsonc(data: bytes):
-    """Settings and trust files allow // and /* */ comments (strip-json-comments); ValueError if not JSON."""
-    text = data.decode("utf-8-sig")
-    stripped = _JSONC_TOKENS.sub(lambda match: match.group(0) if match.group(0).startswith('"') else " ", text)
-    return decode_json(stripped)
+    """Settings and trust files allow // and /* */ comments, not trailing commas; ValueError if not JSON.
+
+    Gemini CLI strips comments (strip-json-comments) and then calls JSON.parse, so
+    a trailing comma fails there as it does here.
+    """
+    return shared_load_jsonc(data, trailing_commas=False)
 
 
 # -- the join table --------------------------------------------------------------------------------

@@ -71,3 +71,11 @@ def test_hostile_text_is_linear(hostile):
     with pytest.raises(ValueError):
         load_jsonc(hostile)
     assert time.perf_counter() - started < 2
+
+
+def test_trailing_commas_can_be_refused_as_agents_that_only_strip_comments_do():
+    text = '{"a": [1, 2,], // note\n "b": 3,}'
+    assert load_jsonc(text) == {"a": [1, 2], "b": 3}
+    with pytest.raises(ValueError):
+        load_jsonc(text, trailing_commas=False)
+    assert load_jsonc('{"a": 1 /* c */}', trailing_commas=False) == {"a": 1}
