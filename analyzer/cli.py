@@ -23,7 +23,8 @@ SUMMARY_COLUMNS = (("agent", "agent", "<"), ("store", "store", "<"), ("files", "
 @click.option("--format", "format_name", type=click.Choice(FORMATS), default="csv", show_default=True)
 @click.option("--agent", "agents", multiple=True, help="Only this agent (repeatable; see 'aitrail catalog list').")
 @click.option("--force", is_flag=True, help="Analyze a bundle that fails verification (every output says so).")
-@click.option("--summary", "summary_path", type=click.Path(dir_okay=False), help="Also write the summary as JSON.")
+@click.option("--summary", "summary_path", type=click.Path(dir_okay=False),
+              help="Also write the summary as JSON (- for stdout, when the timeline goes to a file).")
 @click.option("--jobs", type=click.IntRange(min=1), help="Worker processes (default: one per core).")
 @click.option("--public-key", type=click.Path(dir_okay=False, exists=True),
               help="Trusted Ed25519 public key (PEM); the bundle's signature must verify under it.")
@@ -53,7 +54,9 @@ def analyze(bundle, output, format_name, agents, force, summary_path, jobs, publ
         click.echo(f"aitrail: the bundle cannot be read at all, even with --force: {exc}", err=True)
         sys.exit(1)
     summary = result.summary(options)
-    if summary_path:
+    if summary_path == "-":
+        click.echo(json.dumps(summary, indent=2, sort_keys=True))
+    elif summary_path:
         with open(summary_path, "x", encoding="utf-8") as handle:
             json.dump(summary, handle, indent=2, sort_keys=True)
             handle.write("\n")
@@ -66,7 +69,9 @@ def analyze(bundle, output, format_name, agents, force, summary_path, jobs, publ
 
 def _check_outputs(output: str, summary_path: str | None) -> None:
     """Before any work: outputs must not exist and their directories must (a usage error, exit 2)."""
-    for path in filter(None, (None if output == "-" else output, summary_path)):
+    if output == "-" and summary_path == "-":
+        raise click.UsageError("-o - and --summary - would both write to stdout; give one a file")
+    for path in filter(None, (None if output == "-" else output, None if summary_path == "-" else summary_path)):
         if os.path.lexists(path):
             raise click.UsageError(f"{path} exists; aitrail never overwrites an output")
         directory = os.path.dirname(os.path.abspath(path))

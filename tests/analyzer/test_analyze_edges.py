@@ -37,6 +37,15 @@ def test_dash_writes_the_timeline_to_stdout(demo_bundle, tmp_path):
     assert not Path("-").exists()
 
 
+def test_summary_dash_writes_the_summary_to_stdout(demo_bundle, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = cli("analyze", demo_bundle, "-o", tmp_path / "t.csv", "--summary", "-", "--quiet")
+    assert result.exit_code == 0
+    assert json.loads(result.stdout)["rows"] > 0 and not (tmp_path / "-").exists()
+    both = CliRunner().invoke(main, ["analyze", str(demo_bundle), "-o", "-", "--summary", "-"])
+    assert both.exit_code == 2 and "both write to stdout" in both.stderr
+
+
 @pytest.mark.parametrize("option", ["-o", "--summary"])
 def test_missing_output_directory_is_a_usage_error_before_any_work(demo_bundle, tmp_path, monkeypatch, option):
     monkeypatch.setattr("aitrail.analyzer.cli.run_analysis", lambda options: pytest.fail("analysis started"))
@@ -72,6 +81,17 @@ def test_summary_columns_never_run_together():
     assert first.split() == ["claude-code", "claude-code.transcripts", "3005", "543030180000", "0", "0", "0"]
     assert second.split()[1] == "a" * 60 and "1234567" in second.split()
     assert header.index("files") + len("files") == first.index("3005") + len("3005")  # numbers right-aligned
+
+
+def test_progress_lines_reach_stderr_through_the_limiter_and_never_with_quiet(demo_bundle, tmp_path, monkeypatch):
+    from aitrail.collector import verify as verify_module
+
+    monkeypatch.setattr(verify_module.RateLimiter, "ready", lambda self: True)  # as if every step took a second
+    loud = cli("analyze", demo_bundle, "-o", tmp_path / "a.csv", "--jobs", "1")
+    assert "aitrail: parsed 1/1 batches of primary files" in loud.stderr
+    assert "aitrail: verified 1/" in loud.stderr  # verify's own progress, through the analyzer
+    quiet = cli("analyze", demo_bundle, "-o", tmp_path / "b.csv", "--jobs", "1", "--quiet")
+    assert quiet.stderr == ""
 
 
 def test_rate_limiter_is_at_most_once_per_interval():
