@@ -1,4 +1,4 @@
-"""VS Code chat sessions (Copilot Chat) normalised, the session index, and ``workspace.json`` to a project path.
+"""VS Code chat sessions (Copilot Chat) normalised, and the session index.
 
 Sessions are persisted by VS Code core (``contrib/chat``), in three generations
 (research/formats-vscode-family.md 2.1):
@@ -34,8 +34,8 @@ L1618-1677, chatSessionStore.ts:L26-62, L144-174, L339-350, chatService.ts:L72-2
 microsoft/vscode@047238f9 .../chat/common/model/chatSessionStore.ts (readSessionFromLocation),
 @03d43368 .../model/chatSessionOperationLog.ts, @c3c6e234 .../chatService/chatService.ts (ToolConfirmKind);
 microsoft/vscode-copilot-chat@31acd00a src/extension/prompt/common/conversation.ts:L348-404,
-src/extension/prompt/common/intents.ts:L21-49, src/extension/intents/node/toolCallingLoop.ts:L1361;
-workspace.json: void@b3166e7e src/vs/platform/storage/electron-main/storageMain.ts:L415-434 (research 1.4).
+src/extension/prompt/common/intents.ts:L21-49, src/extension/intents/node/toolCallingLoop.ts:L1361.
+A workspaceStorage folder's project: formats/vscode_workspace.py.
 """
 
 from __future__ import annotations
@@ -44,7 +44,6 @@ import json
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from urllib.parse import unquote, urlsplit
 
 from aitrail.analyzer.formats.decode import decode_json
 from aitrail.analyzer.formats.mutation_log import Replay
@@ -430,81 +429,3 @@ def choose_session_files(paths: Iterable[str]) -> tuple[dict[str, str], list[str
     chosen = {key: files.get(".jsonl") or files[".json"] for key, files in by_id.items()}
     superseded = [files[".json"] for files in by_id.values() if ".jsonl" in files and ".json" in files]
     return chosen, superseded
-
-
-@dataclass
-class WorkspaceTarget:
-    """What a workspaceStorage folder belongs to: a folder or a ``.code-workspace`` file, local or remote."""
-
-    kind: str  # "folder" or "workspace"
-    uri: str
-    path: str  # the local or remote path ("" when the URI gives none)
-    remote: str = ""  # "", "wsl", "ssh-remote", "dev-container", "attached-container", or the URI's own kind
-    host: str = ""  # WSL distro, SSH host, container host path/name: never folded into ``path``
-    pointer: str = ""
-
-
-def _remote_host(remote: str, encoded: str) -> str:
-    """The host of a remote authority; Remote-SSH and containers may hex-encode it, or a JSON object holding it.
-
-    A hex JSON object gives its ``hostName``/``hostPath``/``containerName``; for
-    containers hex text is a host path. Otherwise the authority is the host as
-    written (an SSH host such as ``4142`` is not taken for hex).
-    """
-    try:
-        text = bytes.fromhex(encoded).decode("utf-8") if len(encoded) >= 2 else ""
-    except ValueError:
-        return encoded
-    try:
-        value = decode_json(text) if text.startswith("{") else None
-    except ValueError:
-        value = None
-    if isinstance(value, dict):
-        for key in ("hostName", "hostPath", "containerName", "repositoryPath"):
-            if _text(value.get(key)):
-                return value[key]
-        return text
-    return text if text and remote in ("dev-container", "attached-container") else encoded
-
-
-def uri_target(uri: str) -> tuple[str, str, str]:
-    """(path, remote kind, host) of a workspace URI (``file:``, ``vscode-remote:``, others by scheme).
-
-    Raises:
-        ValueError: the text cannot be split as a URI.
-    """
-    parts = urlsplit(uri)
-    path = unquote(parts.path)
-    if parts.scheme == "file":
-        if re.match(r"^/[A-Za-z]:", path):  # file:///c%3A/Users/x: a Windows drive
-            path = path[1:]
-        return path, "", unquote(parts.netloc)  # a UNC share keeps its server as the host
-    if parts.scheme == "vscode-remote":
-        remote, _, host = unquote(parts.netloc).partition("+")
-        return path, remote, _remote_host(remote, host)
-    return path, parts.scheme, unquote(parts.netloc)
-
-
-def workspace_target(data: bytes) -> tuple[WorkspaceTarget | None, str]:
-    """``workspace.json`` (``folder`` or ``workspace`` URI; ``meta.json``'s ``configuration``) to its target.
-
-    Returns:
-        (the target, "") or (None, the reason for a ``parser:`` row).
-    """
-    try:
-        value = decode_json(data)
-    except (ValueError, UnicodeDecodeError) as exc:
-        return None, f"workspace.json is not JSON: {exc}"
-    if not isinstance(value, dict):
-        return None, f"workspace.json is a JSON {type(value).__name__}, not an object"
-    for key, kind in (("folder", "folder"), ("workspace", "workspace"), ("configuration", "workspace")):
-        uri = value.get(key)
-        if isinstance(uri, dict):  # a serialised URI object
-            uri = uri.get("external") if isinstance(uri.get("external"), str) else None
-        if isinstance(uri, str) and uri:
-            try:
-                path, remote, host = uri_target(uri)
-            except ValueError as exc:
-                return None, f"workspace.json {key} is not a URI: {exc}"
-            return WorkspaceTarget(kind, uri, path, remote, host, f"/{key}"), ""
-    return None, "workspace.json names no folder or workspace"

@@ -7,7 +7,7 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from aitrail.analyzer.formats import mcp_settings, vscode_chat
+from aitrail.analyzer.formats import mcp_settings, vscode_chat, vscode_workspace
 from aitrail.analyzer.formats.jsonc import load_jsonc
 from aitrail.analyzer.formats.mutation_log import replay_lines, split_lines
 
@@ -30,7 +30,7 @@ ENTRIES = st.fixed_dictionaries({"kind": st.integers(-1, 4), "k": st.lists(st.on
 def test_documents_never_raise(value):
     data = json.dumps(value).encode()
     vscode_chat.session_from_document(data)
-    vscode_chat.workspace_target(data)
+    vscode_workspace.workspace_target(data)
     vscode_chat.sessions_from_array(value, "sqlite:ItemTable:1")
     vscode_chat.session_index(value)
     mcp_settings.read_mcp_settings(data)
@@ -57,7 +57,7 @@ def test_logs_never_raise(entries, tail):
 @given(st.binary(max_size=200))
 def test_bytes_never_raise(data):
     vscode_chat.session_from_document(data)
-    vscode_chat.workspace_target(data)
+    vscode_workspace.workspace_target(data)
     mcp_settings.read_mcp_settings(data)
     replay_lines(split_lines(data))
     try:

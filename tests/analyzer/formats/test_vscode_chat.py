@@ -7,6 +7,7 @@ import json
 import pytest
 
 from aitrail.analyzer.formats import vscode_chat as chat
+from aitrail.analyzer.formats import vscode_workspace
 from aitrail.analyzer.formats.mutation_log import replay_lines, split_lines
 
 MS = 1_000_000
@@ -259,15 +260,15 @@ CONTAINER_JSON = json.dumps({"hostPath": "/home/dana/src/app", "configFile": {}}
     ("vscode-vfs://github/owner/repo", "/owner/repo", "vscode-vfs", "github"),
 ])
 def test_workspace_uri_shapes(uri, path, remote, host):
-    target, reason = chat.workspace_target(json.dumps({"folder": uri}).encode())
+    target, reason = vscode_workspace.workspace_target(json.dumps({"folder": uri}).encode())
     assert reason == "" and (target.kind, target.uri, target.path, target.remote, target.host, target.pointer) == (
         "folder", uri, path, remote, host, "/folder")
 
 
 def test_multi_root_workspace_and_meta_json():
-    target, _ = chat.workspace_target(b'{"workspace": "file:///home/dana/src/platform.code-workspace"}')
+    target, _ = vscode_workspace.workspace_target(b'{"workspace": "file:///home/dana/src/platform.code-workspace"}')
     assert (target.kind, target.path) == ("workspace", "/home/dana/src/platform.code-workspace")
-    target, _ = chat.workspace_target(b'{"id": "x", "configuration": {"external": "file:///home/d/w.code-workspace"}}')
+    target, _ = vscode_workspace.workspace_target(b'{"id": "x", "configuration": {"external": "file:///home/d/w.code-workspace"}}')
     assert (target.kind, target.path, target.pointer) == ("workspace", "/home/d/w.code-workspace", "/configuration")
 
 
@@ -275,5 +276,5 @@ def test_multi_root_workspace_and_meta_json():
                                           (b'{"folder": 3}', "names no folder"),
                                           (b'{"folder": "http://[::1/x"}', "not a URI")])
 def test_bad_workspace_json(data, reason):
-    target, why = chat.workspace_target(data)
+    target, why = vscode_workspace.workspace_target(data)
     assert target is None and reason in why
