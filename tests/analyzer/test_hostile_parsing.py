@@ -30,6 +30,16 @@ _TEXT, _LOCATOR = 8, 13
 MIB = 1024 * 1024
 
 
+def with_peak(compute):
+    """``compute()``'s value and the peak of Python allocations while it ran (tracemalloc)."""
+    tracemalloc.start()
+    try:
+        value = compute()
+        return value, tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
 def rollout_line(text: str) -> bytes:
     return json.dumps({"timestamp": "2026-07-02T09:14:05.000Z", "type": "response_item",
                        "payload": {"type": "message", "role": "assistant",
@@ -92,12 +102,7 @@ def test_a_long_line_is_counted_not_held(monkeypatch):
             yield b"\n" + rollout_line("after")
 
     bundle = Chunked({("codex.rollouts", ROLLOUT): b"x"})
-    tracemalloc.start()
-    try:
-        rows = run(bundle, ROLLOUT, "codex.rollout.v1")
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
+    rows, peak = with_peak(lambda: run(bundle, ROLLOUT, "codex.rollout.v1"))
     assert f"parser: line too long ({48 * MIB} bytes)" in texts(rows) and texts(rows)[-1] == "after"
     assert peak < 8 * MIB, f"peak {peak / MIB:.1f} MiB while skipping a 48 MiB line"
 
@@ -210,12 +215,7 @@ def test_a_document_larger_than_files_jsonl_says_is_counted_not_held(monkeypatch
 
     path = ".gemini/settings.json"
     bundle = Lying({("gemini_cli.user_settings", path): b"{}"})  # size 2 in its Source
-    tracemalloc.start()
-    try:
-        rows = run(bundle, path, "gemini_cli.settings.v1")
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
+    rows, peak = with_peak(lambda: run(bundle, path, "gemini_cli.settings.v1"))
     assert texts(rows) == [f"parser: file too large to read whole ({64 * MIB} bytes, limit {MIB})"]
     assert peak < 8 * MIB
 
@@ -233,12 +233,7 @@ def test_a_zst_bomb_is_decompressed_in_bounded_steps_up_to_the_cap(monkeypatch):
     monkeypatch.setattr(context, "MAX_LINE_BYTES", MIB)
     data = bomb(64 * MIB)
     assert len(data) < 64 * 1024
-    tracemalloc.start()
-    try:
-        rows = rollout(data, ROLLOUT + ".zst", "codex.rollouts_compressed")
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
+    rows, peak = with_peak(lambda: rollout(data, ROLLOUT + ".zst", "codex.rollouts_compressed"))
     assert texts(rows)[0] == "before"
     assert texts(rows)[-1] == ("parser: decompressed content over the limit (8388608 bytes); "
                                "the rest of the file was not read")

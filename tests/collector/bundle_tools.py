@@ -39,17 +39,17 @@ def _meta(info: tarfile.TarInfo) -> TarMeta:
 
 
 def rewrite(source: Path, destination: Path, replace: dict[str, bytes] | None = None,
-            recompute_manifests: bool = True) -> None:
+            recompute_manifests: bool = True, drop: set[str] = frozenset()) -> None:
     """Copy a bundle member by member, replacing some members' data.
 
     With recompute_manifests, the payload and tag manifests are re-hashed to
     match the new data, as someone without the signing key would do; the
-    signature member is copied unchanged.
+    signature member is copied unchanged. Members named in ``drop`` are left out.
     """
     replace = dict(replace or {})
     with BundleReader(source) as reader:
         members = [(m, _header(reader, m), reader.read_data(m.name) if m.type == "file" else b"")
-                   for m in reader.members]
+                   for m in reader.members if m.name not in drop]
     data = {member.name: replace.get(member.name, body) for member, _, body in members}
     if recompute_manifests:
         data["manifest-sha256.txt"] = _rehash(data["manifest-sha256.txt"], data)
@@ -118,17 +118,4 @@ def rewrite_json_index(source: Path, destination: Path, change) -> None:
 
 def drop_members(source: Path, destination: Path, names: set[str], replace: dict[str, bytes] | None = None) -> None:
     """rewrite() without some members (the manifests re-hashed, as an attacker would)."""
-    replace = dict(replace or {})
-    with BundleReader(source) as reader:
-        members = [(m, _header(reader, m), reader.read_data(m.name) if m.type == "file" else b"")
-                   for m in reader.members if m.name not in names]
-    data = {member.name: replace.get(member.name, body) for member, _, body in members}
-    data["manifest-sha256.txt"] = _rehash(data["manifest-sha256.txt"], data)
-    data["tagmanifest-sha256.txt"] = _rehash(data["tagmanifest-sha256.txt"], data)
-    writer = BundleWriter(os.fspath(destination))
-    for member, info, _ in members:
-        if member.type == "symlink":
-            writer.add_symlink(member.name, os.fsencode(info.linkname), _meta(info))
-        else:
-            writer.add_bytes(member.name, data[member.name], _meta(info))
-    writer.finish()
+    rewrite(source, destination, replace, drop=names)

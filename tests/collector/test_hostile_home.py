@@ -38,6 +38,19 @@ def overrides(out: Path) -> list[dict]:
     return bundle_json(out, "aitrail/collection.json")["overrides"]
 
 
+def memory_override(out: Path) -> dict:
+    """What the toy catalog's memoryDirectory setting did in this bundle."""
+    return next(o for o in overrides(out) if o["name"] == "memoryDirectory")
+
+
+def assert_refused_and_nothing_taken(cli, home: Path, out: Path, *secrets: bytes) -> None:
+    """Collect ``home``: the run succeeds, no secret byte is in the bundle, the relocation is refused."""
+    assert toy_collect(cli, home, out).exit_code == 0
+    data = all_decompressed(out)
+    assert not [secret for secret in (secrets or (SECRET,)) if secret in data]
+    assert memory_override(out)["outcome"] == "refused"
+
+
 def members(out: Path) -> set[str]:
     return {record["member"] for record in bundle_records(out) if record["member"]}
 
@@ -80,10 +93,7 @@ def test_the_issue_attack_on_claude_autoMemoryDirectory_takes_nothing_from_etc(c
 def test_an_absolute_settings_value_under_home_has_no_meaning_and_is_refused(cli, tmp_path):
     outside = write_tree(tmp_path / "outside", {"m.md": SECRET})
     home = write_tree(tmp_path / "h", {".toy/settings.json": json.dumps({"memoryDirectory": str(outside)})})
-    out = tmp_path / "b.tar.zst"
-    assert toy_collect(cli, home, out).exit_code == 0
-    assert SECRET not in all_decompressed(out)
-    assert next(o for o in overrides(out) if o["name"] == "memoryDirectory")["outcome"] == "refused"
+    assert_refused_and_nothing_taken(cli, home, tmp_path / "b.tar.zst")
 
 
 @pytest.mark.parametrize("value", ["/../../etc", "/etc", "/../../../{outside}", "/"])
@@ -104,8 +114,11 @@ def test_under_root_absolute_values_are_resolved_inside_the_image(cli, tmp_path,
         with open("/etc/shadow", "rb") as handle:
             first = handle.readline().strip()
         assert not first or first not in data  # the examiner's own /etc/shadow
-    note = next(o for o in overrides(out) if o["name"] == "memoryDirectory")
-    assert note["outcome"] == "refused" or not os.path.exists(image / value.lstrip("/"))
+    note = memory_override(out)
+    if "{outside}" in value:  # '..' stops at the image's /: a directory of the image, which does not exist
+        assert note["outcome"] == "applied" and f"inside the image at /{str(outside).lstrip('/')}" in note["note"]
+    else:  # the image's /etc, or its root: system directories
+        assert note["outcome"] == "refused"
 
 
 def test_under_root_a_relocation_elsewhere_in_the_image_is_collected(cli, tmp_path):
@@ -120,20 +133,14 @@ def test_a_link_in_a_relocated_path_cannot_lead_out(cli, tmp_path):
     write_tree(tmp_path / "outside", {"m.md": SECRET})
     home = write_tree(tmp_path / "h", {".toy/settings.json": '{"memoryDirectory": "~/door/."}'})
     os.symlink("../outside", home / "door")
-    out = tmp_path / "b.tar.zst"
-    assert toy_collect(cli, home, out).exit_code == 0
-    assert SECRET not in all_decompressed(out)
-    assert next(o for o in overrides(out) if o["name"] == "memoryDirectory")["outcome"] == "refused"
+    assert_refused_and_nothing_taken(cli, home, tmp_path / "b.tar.zst")
 
 
 @pytest.mark.parametrize("value", ["~", "~/", "~/.toy/..", "~/.."])
 def test_a_relocated_root_at_the_home_itself_or_above_is_refused(cli, tmp_path, value):
     home = write_tree(tmp_path / "h", {".toy/settings.json": json.dumps({"memoryDirectory": value}),
                                        "Documents/private.txt": SECRET})
-    out = tmp_path / "b.tar.zst"
-    assert toy_collect(cli, home, out).exit_code == 0
-    assert SECRET not in all_decompressed(out)
-    assert next(o for o in overrides(out) if o["name"] == "memoryDirectory")["outcome"] == "refused"
+    assert_refused_and_nothing_taken(cli, home, tmp_path / "b.tar.zst")
 
 
 def test_a_relocated_root_onto_a_home_secret_takes_none_of_it(cli, tmp_path):
@@ -151,8 +158,9 @@ def test_live_env_variable_pointing_at_root_is_refused(cli, tmp_path):
     result = cli("collect", "--catalog", TOY_CATALOG, "-o", out, "--quiet", env={"HOME": str(home), "TOY_HOME": "/"})
     assert result.exit_code == 0
     assert next(o for o in overrides(out) if o["name"] == "TOY_HOME")["outcome"] == "refused"
-    assert all(member.startswith(("data/root/", "data/h/", f"data/{os.path.basename(home)}/")) or "@" not in member
-               for member in members(out))
+    records = bundle_records(out)
+    assert records and all("@" not in record["location"] for record in records)  # only the home itself
+    assert all(record["source_path"].startswith(str(home) + "/") for record in records)
 
 
 # -- links inside stores ---------------------------------------------------------------
@@ -257,7 +265,7 @@ def test_a_deeply_nested_settings_file_is_a_named_problem(cli, tmp_path):
     home = write_tree(tmp_path / "h", {".toy/settings.json": "[" * 100_000, ".toy/index.json": "[]"})
     out = tmp_path / "b.tar.zst"
     assert toy_collect(cli, home, out).exit_code == 0
-    note = next(o for o in overrides(out) if o["name"] == "memoryDirectory")
+    note = memory_override(out)
     assert note["outcome"] == "unreadable" and "deeper" in note["note"]
 
 
@@ -326,7 +334,7 @@ def test_a_huge_sparse_settings_file_is_not_read(cli, tmp_path):
         handle.truncate(1024 ** 3)
     out = tmp_path / "b.tar.zst"
     assert toy_collect(cli, home, out, "--agent", "toy").exit_code == 0
-    note = next(o for o in overrides(out) if o["name"] == "memoryDirectory")
+    note = memory_override(out)
     assert note["outcome"] == "unreadable" and "over the" in note["note"]
 
 
