@@ -18,7 +18,7 @@ from aitrail.collector import contain
 from aitrail.collector.catalog import Catalog
 from aitrail.collector.catalog_schema import AgentCatalog, Root, Store
 from aitrail.collector.globs import expand_braces, split_segments
-from aitrail.collector.settings import read_setting
+from aitrail.collector.settings import read_settings_file, setting_value
 
 _LABEL_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
@@ -134,6 +134,9 @@ class Planner:
     image_root: str | None = None  # --root: absolute settings paths are read inside it
     live: bool = False  # collecting the running system (current user or all users)
     overrides: list[Override] = field(default_factory=list)
+    # each settings file is read once per run, however many keys and roots (and the credential
+    # pass) ask for it: (home, relative path) -> (bytes or None, problem)
+    _settings_files: dict[tuple[str, str], tuple[bytes | None, str]] = field(default_factory=dict, repr=False)
 
     def targets_for_home(self, home: Home) -> list[Target]:
         """Targets of the selected agents' home roots for one home."""
@@ -278,17 +281,13 @@ class Planner:
                 places.append(place)
         return places
 
-    @staticmethod
-    def _read_setting_file(home: Location, relative: str, key: str) -> tuple[str | None, str]:
-        """Read a settings file of the home, by its real path, which must stay in the home."""
-        home_real = os.path.realpath(home.base)
-        try:
-            real, _ = contain.resolve(contain.Jail(home_real, home.subject_base), home_real, relative)
-        except contain.Escape as exc:
-            return None, f"settings file not read: {exc}"
-        if not _inside(real, home_real) or real == home_real:
-            return None, "settings file not read: its real path is outside the home"
-        return read_setting(home_real, os.path.relpath(real, home_real), key)
+    def _read_setting_file(self, home: Location, relative: str, key: str) -> tuple[str | None, str]:
+        """A key of a settings file of the home, read by its real path, which must stay in the home."""
+        cache_key = (home.base, relative)
+        if cache_key not in self._settings_files:
+            self._settings_files[cache_key] = _settings_bytes(home, relative)
+        data, problem = self._settings_files[cache_key]
+        return setting_value(data, key) if data is not None else (None, problem)
 
     # -- globs --------------------------------------------------------------
 
@@ -319,6 +318,17 @@ class Planner:
                         )
                     )
         return targets
+
+
+def _settings_bytes(home: Location, relative: str) -> tuple[bytes | None, str]:
+    home_real = os.path.realpath(home.base)
+    try:
+        real, _ = contain.resolve(contain.Jail(home_real, home.subject_base), home_real, relative)
+    except contain.Escape as exc:
+        return None, f"settings file not read: {exc}"
+    if not _inside(real, home_real) or real == home_real:
+        return None, "settings file not read: its real path is outside the home"
+    return read_settings_file(home_real, os.path.relpath(real, home_real))
 
 
 def _anchor(prefix: str, pattern: str) -> str:

@@ -83,12 +83,8 @@ def open_regular_below(base: str, parts: list[str]) -> int:
     return handle
 
 
-def read_setting(home: str, relative: str, key: str) -> tuple[str | None, str]:
-    """(value, problem): the string value of a top-level key of the settings file ``home/relative``.
-
-    An absent file or key is (None, ""); a file that cannot be used is
-    (None, why) so the run metadata can say it.
-    """
+def read_settings_file(home: str, relative: str) -> tuple[bytes | None, str]:
+    """(bytes, "") of the settings file ``home/relative``; (None, "") when absent, (None, why) when unusable."""
     parts = [part for part in relative.split("/") if part not in ("", ".")]
     if not parts or ".." in parts:
         return None, "the settings path is not below the home"
@@ -115,10 +111,11 @@ def read_setting(home: str, relative: str, key: str) -> tuple[str | None, str]:
         os.close(fd)
     if len(data) > SETTINGS_MAX_BYTES:
         return None, f"settings file grew past the {SETTINGS_MAX_BYTES}-byte limit while read: not used"
-    return _value_of(data, key)
+    return data, ""
 
 
-def _value_of(data: bytes, key: str) -> tuple[str | None, str]:
+def setting_value(data: bytes, key: str) -> tuple[str | None, str]:
+    """(value, problem): the string value of a top-level key of a settings file's bytes (JSONC)."""
     try:
         document = json.loads(strip_jsonc(data.decode("utf-8", "replace")))
     except RecursionError:

@@ -408,3 +408,17 @@ def test_an_interrupted_run_removes_its_partial_file(tmp_path, signum):
     assert proc.returncode == 1
     assert not partial.exists() and not out.exists()
     assert b"removed" in stderr
+
+
+def test_each_settings_file_is_read_once_however_many_keys_and_passes_ask(cli, tmp_path, monkeypatch):
+    from aitrail.collector import plan
+
+    reads: list[str] = []
+    real = plan.read_settings_file
+    monkeypatch.setattr(plan, "read_settings_file",
+                        lambda home, relative: reads.append(relative) or real(home, relative))
+    home = write_tree(tmp_path / "h", {".claude/settings.json": '{"plansDirectory": "~/plans"}', "plans/p.md": "plan"})
+    out = tmp_path / "b.tar.zst"
+    assert real_collect(cli, home, out).exit_code == 0
+    assert reads.count(".claude/settings.json") == 1  # two keys (plans, auto-memory) and the credential pass
+    assert "plans/p.md" in {record["path"] for record in bundle_records(out)}
