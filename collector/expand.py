@@ -103,7 +103,9 @@ class Expander:
             elif kind == "symlink":
                 real = self.tree.real_parts(child)
                 if real is None or self._is_dir(real):  # a directory link (or one leaving): the link rule
-                    self._visit_directory(task, child, kind, task.segments, stack, out)
+                    meta = self._examine(task, child, out, listed=False)
+                    if meta is not None and meta.kind == "symlink":
+                        self._link_in_store(task, child, meta, real, stack, out)
                 elif _could_match_link(rest, name):
                     self._visit(task, child, kind, (), stack, out)
         stack.extend(reversed(deeper))
@@ -133,7 +135,7 @@ class Expander:
             if meta is None:
                 return
             if meta.kind == "symlink":
-                self._link_in_store(task, parts, meta, stack, out)
+                self._link_in_store(task, parts, meta, self.tree.real_parts(parts), stack, out)
                 return
             if meta.kind != "dir":
                 return
@@ -155,11 +157,14 @@ class Expander:
 
     # -- links inside a store --------------------------------------------------------
 
-    def _link_in_store(self, task: _Task, parts, meta, stack: list[_Task], out: list[Match]) -> None:
-        """Record a directory link; follow it only into a store of the same agent, with that store's globs."""
+    def _link_in_store(self, task: _Task, parts, meta, real: tuple[str, ...] | None, stack: list[_Task],
+                       out: list[Match]) -> None:
+        """Record a directory link; follow it only into a store of the same agent, with that store's globs.
+
+        ``real`` is the link's real path below the location (Tree.real_parts), None when it leaves.
+        """
         link = Match(task.target, parts, "symlink", meta=meta)
         out.append(link)
-        real = self.tree.real_parts(parts)
         if real is None:
             link.note = ("symlink on the way to a store: its target is outside this location "
                          "(or a loop of links), not followed")

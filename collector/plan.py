@@ -10,6 +10,7 @@ Nothing here knows an agent by name; everything comes from the catalog.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from dataclasses import dataclass, field
@@ -163,7 +164,7 @@ class Planner:
     def targets_for_system(self, base: str) -> list[Target]:
         """Targets of the selected agents' system roots below ``base`` (the image root or /)."""
         location = Location("system", base, "system", None, base, self._subject_path(base))
-        jail = contain.Jail(os.path.realpath(base), "/", chroot=True)
+        jail = contain.Jail(_realpath(base), "/", chroot=True)
         targets: list[Target] = []
         for agent in self.catalog.agents:
             for root in agent.roots:
@@ -177,8 +178,8 @@ class Planner:
     def _jail(self, home: Location) -> contain.Jail:
         """What nothing may leave: the image under --root, else the home itself."""
         if self.image_root is not None:
-            return contain.Jail(os.path.realpath(self.image_root), "/", chroot=True)
-        return contain.Jail(os.path.realpath(home.base), home.subject_base)
+            return contain.Jail(_realpath(self.image_root), "/", chroot=True)
+        return contain.Jail(_realpath(home.base), home.subject_base)
 
     def _root_places(self, agent: AgentCatalog, root: Root, home: Location) -> list[Place]:
         jail = self._jail(home)
@@ -208,7 +209,7 @@ class Planner:
         not followed (walk.py): a catalog root is never widened by a link.
         """
         lexical = Place(home, _join_segments(path))
-        home_real = os.path.realpath(home.base)
+        home_real = _realpath(home.base)
         try:
             real, links = contain.resolve(jail, home_real, path)
         except (contain.Escape, OSError):
@@ -222,7 +223,7 @@ class Planner:
     def _relocated_place(self, jail, home: Location, value: str, tag: str, agent, root, kind: str, name: str,
                          raw_value: str, where: str) -> Place | None:
         """Where an environment variable or a settings value moves a root, or None (recorded) when refused."""
-        home_real = os.path.realpath(home.base)
+        home_real = _realpath(home.base)
 
         def refuse(outcome: str, why: str) -> None:
             self.overrides.append(Override(agent.agent, root.id, kind, name, raw_value, False, f"{where}: {why}",
@@ -321,7 +322,7 @@ class Planner:
 
 
 def _settings_bytes(home: Location, relative: str) -> tuple[bytes | None, str]:
-    home_real = os.path.realpath(home.base)
+    home_real = _realpath(home.base)
     try:
         real, _ = contain.resolve(contain.Jail(home_real, home.subject_base), home_real, relative)
     except contain.Escape as exc:
@@ -341,6 +342,12 @@ def _describe(place: Place, home: Location) -> str:
         return f"inside the home at {'/'.join(place.prefix) or '.'}"
     return (f"outside the home, inside the image at {place.location.subject_base}: "
             f"collected as data/{place.location.label}/")
+
+
+@functools.lru_cache(maxsize=256)
+def _realpath(path: str) -> str:
+    # the homes and the image root, asked for once per root of every agent: resolved once
+    return os.path.realpath(path)
 
 
 def _inside(path: str, directory: str) -> bool:
