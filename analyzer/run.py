@@ -44,7 +44,7 @@ from aitrail.analyzer import worker as worker_module
 from aitrail.analyzer.bundle import Source
 from aitrail.analyzer.rows import COLUMNS, Draft, Provenance, stamp
 from aitrail.analyzer.runs import Run
-from aitrail.analyzer.secondary import dedup_key  # noqa: F401 - part of this module's interface
+from aitrail.analyzer.secondary import dedup_key
 from aitrail.analyzer.worker import BatchResult, StoreStats, Worker, is_bad
 from aitrail.collector.bundle.reader import BundleFormatError
 from aitrail.collector.verify import RateLimiter, verify
