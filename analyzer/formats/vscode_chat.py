@@ -51,6 +51,11 @@ from aitrail.analyzer.rows import ns_from_ms
 
 Locate = Callable[..., str]  # path parts -> locator
 _SUFFIX = re.compile(r"__vscode-\d+$")
+# parts that only decorate the text around them (a link, a code block's file, an edit checkpoint):
+# they neither separate markdown blocks nor are rows of their own
+IGNORED_PARTS = frozenset({"inlineReference", "codeblockUri", "undoStop", "prepareToolInvocation",
+                           "progressMessage", "progressTaskSerialized", "mcpServersStarting",
+                           "clearToPreviousToolInvocation", "markdownVuln", "treeData"})
 CONFIRM_KINDS = {0: "denied", 1: "not needed", 2: "setting", 3: "tool scope", 4: "user", 5: "skipped"}
 
 
@@ -176,8 +181,25 @@ class ChatRequest:
 
     @property
     def markdown(self) -> str:
-        """The assistant text of the whole response: the markdown parts concatenated in order."""
-        return "".join(part.text for part in self.parts if part.kind == "markdown")
+        """The assistant text of the whole response, one text for all its markdown parts.
+
+        Adjacent markdown parts are one block streamed in pieces and are joined as
+        they are; blocks that other parts (a tool call, thinking) separate are
+        joined by a blank line, as the chat view shows them apart.
+        """
+        blocks: list[list[str]] = []
+        joined = False  # the last part that counts was markdown: this one continues its block
+        for part in self.parts:
+            if part.kind == "markdown":
+                if joined:
+                    blocks[-1].append(part.text)
+                else:
+                    blocks.append([part.text])
+                joined = True
+            elif part.kind not in IGNORED_PARTS:
+                joined = False
+        texts = ("".join(block).strip() for block in blocks)
+        return "\n\n".join(text for text in texts if text)
 
     def result_for(self, call: ToolCall) -> tuple[str, str] | None:
         """The (text, locator) of ``toolCallResults`` for ``call``, by its full or its base id."""
