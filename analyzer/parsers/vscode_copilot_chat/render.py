@@ -45,6 +45,14 @@ def _moment(ns: int | None) -> dict:
     return {"timestamp_ns": ns, "timestamp_source": "record" if ns is not None else "none"}
 
 
+def _finished(request: ChatRequest) -> int | None:
+    """When the response ended: recorded, else its last model call's start, else the request's time."""
+    if request.finished_ns is not None:
+        return request.finished_ns
+    starts = [round_.timestamp_ns for round_ in request.rounds if round_.timestamp_ns is not None]
+    return max(starts, default=request.timestamp_ns)
+
+
 class SessionRenderer:
     """Rows of one session; ``skip`` holds request ids a newer copy of the session already gives."""
 
@@ -70,7 +78,7 @@ class SessionRenderer:
         columns = dict(self.base, model=model)
         if model and model != self.model:
             label = f"model: {model}" if not self.model else f"model: {self.model} -> {model}"
-            yield Draft("system", label, request.locator, **when, **columns)
+            yield Draft("system", label, request.model_locator or request.locator, **when, **columns)
             self.model = model
         if request.text:
             yield Draft("user", request.text, request.text_locator, **when, **columns)
@@ -85,7 +93,7 @@ class SessionRenderer:
                 text = f"response part {part.kind}: {excerpt(part.text)}" if part.text else \
                     f"response part {part.kind}"
                 yield Draft("system", text, part.locator, **when, **columns)
-        done = _moment(request.completed_ns or request.timestamp_ns)
+        done = _moment(_finished(request))
         markdown = [part for part in request.parts if part.kind == "markdown"]
         if request.markdown:
             yield Draft("assistant", request.markdown, markdown[0].locator, **done, **columns)
@@ -152,3 +160,15 @@ def project_row(session: ChatSession, session_id: str, project: Project) -> Iter
                     timestamp_ns=session.creation_ns,
                     timestamp_source="record" if session.creation_ns is not None else "none",
                     session_id=session.session_id or session_id, project_path=project.path)
+
+
+def superseded_row(session: ChatSession, session_id: str, project: Project, newer: str, kept: int,
+                   locator: str) -> Draft:
+    """The ``superseded:`` row of an older copy of a session (``kept``: its requests the newer copy lacks)."""
+    count = len(session.requests)
+    return Draft("system", f"superseded: older copy of session {session.session_id or session_id} "
+                           f"({count} request{'' if count == 1 else 's'}, {kept} not in {newer}); "
+                           f"{newer} is read as the session", locator,
+                 timestamp_ns=session.last_message_ns,
+                 timestamp_source="record" if session.last_message_ns is not None else "none",
+                 session_id=session.session_id or session_id, project_path=project.path)

@@ -20,7 +20,7 @@ from aitrail.analyzer.formats.vscode_chat import ChatSession, session_from_docum
 from aitrail.analyzer.rows import Draft
 
 from .project import project_of
-from .render import project_row, session_rows
+from .render import project_row, session_rows, superseded_row
 
 JSON_STORE, JSONL_STORE = "chat_sessions_json", "chat_sessions_jsonl"
 
@@ -57,12 +57,7 @@ def rows_beside_newer(ctx: ParseContext, session: ChatSession, session_id: str, 
         yield from session_rows(session, session_id, project_of(ctx))
         return
     kept = [request for request in session.requests if request.request_id not in ids]
-    yield Draft("system", f"superseded: older copy of session {session.session_id or session_id} "
-                          f"({len(session.requests)} requests, {len(kept)} not in {newer.name}); "
-                          f"{newer.name} is read as the session", locator,
-                timestamp_ns=session.last_message_ns,
-                timestamp_source="record" if session.last_message_ns is not None else "none",
-                session_id=session.session_id or session_id, project_path=project_of(ctx).path)
+    yield superseded_row(session, session_id, project_of(ctx), newer.name, len(kept), locator)
     yield from session_rows(session, session_id, project_of(ctx), skip=ids)
 
 

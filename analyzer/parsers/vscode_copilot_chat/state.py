@@ -30,7 +30,7 @@ from aitrail.analyzer.formats.vscode_db import ITEM_TABLE, KeyRow, has_table, mi
 from aitrail.analyzer.rows import Draft
 
 from .project import Project, project_of, storage_folder
-from .render import session_rows
+from .render import session_rows, superseded_row
 from .sessions import JSON_STORE, log_request_ids, newer_log
 
 SESSIONS_KEY, INDEX_KEY, AUTOCONFIRM_KEY = "interactive.sessions", "chat.ChatSessionStore.index", "chat/autoconfirm"
@@ -101,11 +101,8 @@ def _array_session(ctx: ParseContext, session: ChatSession, locator: str, projec
     if newer is not None:
         ids = log_request_ids(ctx, newer) if newer.name.endswith(".jsonl") else _json_ids(ctx, newer)
         skip = ids or frozenset()
-        yield Draft("system", f"superseded: older copy of session {session.session_id} "
-                              f"({len(session.requests)} requests); {newer.name} is read as the session", locator,
-                    timestamp_ns=session.last_message_ns,
-                    timestamp_source="record" if session.last_message_ns is not None else "none",
-                    session_id=session.session_id, project_path=project.path)
+        kept = sum(1 for request in session.requests if request.request_id not in skip)
+        yield superseded_row(session, session.session_id, project, newer.name, kept, locator)
     yield from session_rows(session, session.session_id, project, skip=skip)
 
 
