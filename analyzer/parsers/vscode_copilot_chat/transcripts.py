@@ -46,7 +46,7 @@ class TranscriptReader:
         self.project = project_of(ctx).path
         self.ledger = CallLedger()
         self.pending: list[str] = []  # assistant texts of the request so far
-        self.pending_at: tuple[str, dict] | None = None  # locator and time of the newest of them
+        self.pending_at: list[tuple[str, dict, bool]] = []  # their lines: locator, columns, gave rows of its own
 
     def columns(self, line: Line) -> dict:
         """The time (the line's ISO timestamp) and session columns of a row of ``line``."""
@@ -55,11 +55,19 @@ class TranscriptReader:
                 "session_id": self.session, "project_path": self.project}
 
     def flush(self) -> Iterator[Draft]:
-        """The joined assistant row of the request so far."""
-        if self.pending and self.pending_at is not None:
-            locator, columns = self.pending_at
-            yield Draft("assistant", "\n\n".join(self.pending), locator, **columns)
-        self.pending, self.pending_at = [], None
+        """The joined assistant row of the request so far, at the newest of its lines.
+
+        An earlier line that gave only text (no tool request, no reasoning) is
+        cited by a row saying where its text went, so every line has a row.
+        """
+        if self.pending:
+            last, columns, _ = self.pending_at[-1]
+            for locator, earlier, had_rows in self.pending_at[:-1]:
+                if not had_rows:
+                    yield Draft("system", f"transcript entry assistant.message: text joined into the reply at {last}",
+                                locator, **earlier)
+            yield Draft("assistant", "\n\n".join(self.pending), last, **columns)
+        self.pending, self.pending_at = [], []
 
     def rows(self, line: Line) -> Iterator[Draft]:
         """The rows of one envelope line."""
@@ -97,18 +105,17 @@ class TranscriptReader:
         if reasoning.strip():
             yield Draft("thinking", reasoning, line.locator, **columns)
         content = _text(data.get("content")).strip()
+        requests = data.get("toolRequests")
+        calls = [request for request in requests if isinstance(request, dict)] if isinstance(requests, list) else []
         if content:
             self.pending.append(content)
-            self.pending_at = (line.locator, columns)
-        requests = data.get("toolRequests")
-        for request in requests if isinstance(requests, list) else ():
-            if isinstance(request, dict):
-                use = Draft("tool_use", _compact(request.get("arguments", "")), line.locator,
-                            tool_name=_text(request.get("name")), tool_use_id=_text(request.get("toolCallId")),
-                            **columns)
-                yield use
-                self.ledger.called(use)
-        if not content and not requests and not reasoning.strip():
+            self.pending_at.append((line.locator, columns, bool(reasoning.strip() or calls)))
+        for request in calls:
+            use = Draft("tool_use", _compact(request.get("arguments", "")), line.locator,
+                        tool_name=_text(request.get("name")), tool_use_id=_text(request.get("toolCallId")), **columns)
+            yield use
+            self.ledger.called(use)
+        if not content and not calls and not reasoning.strip():
             yield Draft("system", "transcript entry assistant.message: (empty)", line.locator, **columns)
 
     def _complete(self, data: dict, line: Line, columns: dict) -> Iterator[Draft]:
