@@ -39,7 +39,8 @@ def tool_request(call_id="toolu_01Read", confirmed=True, with_result=True, compl
                                     "toolCalls": [{"name": "copilot_readFile", "arguments": "{\"filePath\":\"t.py\"}",
                                                    "id": full}]},
                                    {"id": "r1", "response": "The period is 365 days.", "toolCalls": []}],
-                "toolCallResults": {full: {"content": [{"value": "def test(): period = 365"}]}} if with_result else {}}}}
+                "toolCallResults": {full: {"content": [{"value": "def test(): period = 365"}]}}
+                if with_result else {}}}}
 
 
 def session(*requests, **fields):
@@ -150,7 +151,8 @@ def test_a_json_beside_its_jsonl_is_one_session():
     newer = log({"kind": 0, "v": session(request)})
     rows = json_rows(document, {(f"{AGENT}.chat_sessions_jsonl", JSONL_PATH): newer})
     assert rows[0].text.startswith(f"superseded: older copy of session {SID} (2 requests, 1 not in {SID}.jsonl)")
-    assert [row.text for row in rows if row.turn_type == "user"] == ["an older question"]  # the shared one: once, from the log
+    # the request both copies hold is the log's: the .json gives only the one the log lacks
+    assert [row.text for row in rows if row.turn_type == "user"] == ["an older question"]
     log_rows = jsonl_rows(newer, {(f"{AGENT}.chat_sessions_json", JSON_PATH): json.dumps(document).encode()})
     assert [row.text for row in log_rows if row.turn_type == "user"] == ["why does the test fail?"]
 
@@ -170,7 +172,8 @@ def test_the_log_replays_to_its_final_state_and_streamed_states_are_not_rows():
 
 def test_a_torn_last_line_is_one_parser_row_and_the_complete_lines_are_replayed():
     data = log({"kind": 0, "v": session()},
-               {"kind": 2, "k": ["requests"], "v": [{"requestId": "r1", "message": {"text": "run it"}, "response": []}]},
+               {"kind": 2, "k": ["requests"], "v": [{"requestId": "r1", "message": {"text": "run it"},
+                                                      "response": []}]},
                tail=b'{"kind":2,"k":["requests",0,"response"],"v":[{"value":"Runn')
     rows = jsonl_rows(data)
     assert [row.text for row in rows if row.turn_type == "user"] == ["run it"]
@@ -235,7 +238,8 @@ def test_generation_a_sessions_are_rendered_and_a_migrated_copy_is_superseded(tm
     assert [row.text for row in rows if row.turn_type == "user"] == ["only in the array"]
     assert [row.text for row in rows if row.text.startswith("superseded:")] == [
         f"superseded: older copy of session {SID} (1 request, 0 not in {SID}.json); {SID}.json is read as the session"]
-    assert next(row for row in rows if row.turn_type == "user").locator == "sqlite:ItemTable:1/0/requests/0/message/text"
+    user = next(row for row in rows if row.turn_type == "user")
+    assert user.locator == "sqlite:ItemTable:1/0/requests/0/message/text"
 
 
 def test_a_database_that_is_not_sqlite_is_one_parser_row():
@@ -313,5 +317,6 @@ def test_settings_give_permission_setting_rows():
     rows = drafts(bundle, ".config/Code/User/settings.json", "vscode_copilot_chat.user_settings.v1")
     assert [row.text for row in rows] == [
         'permission setting: chat.tools.global.autoApprove=false (from settings.json, file mtime)',
-        'permission setting: chat.tools.terminal.autoApprove={"npm test":true,"rm":false} (from settings.json, file mtime)']
+        'permission setting: chat.tools.terminal.autoApprove={"npm test":true,"rm":false} '
+        '(from settings.json, file mtime)']
     assert {row.timestamp_source for row in rows} == {"file-mtime"}
