@@ -3,11 +3,17 @@
 One ``permission setting: <key>=<value> (from settings.json, file mtime)`` row
 per key present: ``chat.tools.autoApprove`` (1.99: ``true`` or a map of tool id
 to boolean; later ``chat.tools.global.autoApprove``), ``chat.tools.terminal.autoApprove``
-(command or ``/regex/`` to allow/deny), ``chat.tools.edits.autoApprove`` (glob
-to allow/deny) and ``chat.permissions.default``; ``chat.useFileStorage`` and
+(command or ``/regex/`` to true/false/null, or ``{approve, matchCommandLine}``;
+its deprecated names ``chat.agent.terminal.autoApprove``, ``chat.agent.terminal.allowList``
+/ ``denyList`` and ``github.copilot.chat.agent.terminal.allowList`` / ``denyList``),
+``chat.tools.edits.autoApprove`` (glob to allow/deny) and ``chat.permissions.default``; ``chat.useFileStorage`` and
 ``chat.useLogSessionStorage`` as ``setting:`` rows (they choose where sessions
 are written). VS Code writes settings with dotted keys at the top level; a
 nested ``{"chat": {"tools": ...}}`` spelling is read too.
+
+References: microsoft/vscode@3bd56894 src/vs/workbench/contrib/terminalContrib/chatAgentTools/common/
+terminalChatAgentToolsConfiguration.ts (TerminalChatAgentToolsSettingId); voideditor/void@b3166e7e
+src/vs/workbench/contrib/chat/browser/languageModelToolsService.ts:385-403 (chat.tools.autoApprove).
 """
 
 from __future__ import annotations
@@ -21,7 +27,10 @@ from aitrail.analyzer.formats.text import bad_file
 from aitrail.analyzer.rows import Draft
 
 PERMISSION_KEYS = ("chat.tools.autoApprove", "chat.tools.global.autoApprove", "chat.tools.terminal.autoApprove",
-                   "chat.tools.edits.autoApprove", "chat.permissions.default")
+                   "chat.tools.edits.autoApprove", "chat.permissions.default",
+                   # the terminal allow/deny lists' earlier names, deprecated in favour of chat.tools.terminal.autoApprove
+                   "chat.agent.terminal.autoApprove", "chat.agent.terminal.allowList", "chat.agent.terminal.denyList",
+                   "github.copilot.chat.agent.terminal.allowList", "github.copilot.chat.agent.terminal.denyList")
 STORAGE_KEYS = ("chat.useFileStorage", "chat.useLogSessionStorage")
 _MISSING = object()
 

@@ -5,7 +5,7 @@ One envelope a line, ``{type, data, id, timestamp (ISO), parentId}``:
 ``assistant.turn_start`` / ``turn_end``, ``assistant.message`` (``content``,
 ``toolRequests[{toolCallId, name, arguments}]``, ``reasoningText``),
 ``tool.execution_start`` and ``tool.execution_complete`` (``success``,
-``result.content``). Tool ids are the model's, without ``__vscode-<n>``.
+``result.content`` or ``error.message``). Tool ids are the model's, without ``__vscode-<n>``.
 
 Rows are written as the session file's: the prompt as a user row; the
 assistant messages of one request (one per model call) joined by blank lines
@@ -123,8 +123,14 @@ class TranscriptReader:
         call = self.ledger.take(call_id)
         result = data.get("result")
         content = result.get("content") if isinstance(result, dict) else None
-        text = _compact(content) if content is not None else ("succeeded" if data.get("success") is True else
-                                                              "failed")
+        error = data.get("error")
+        message = _text(error.get("message")) if isinstance(error, dict) else ""
+        if content is not None:
+            text = _compact(content)
+        elif message:
+            text = f"error: {message}"
+        else:
+            text = "succeeded" if data.get("success") is True else "failed"
         name = call.tool_name if call is not None else ""
         yield Draft("tool_result", text, line.locator, tool_name=name, tool_use_id=call_id, **columns)
 
