@@ -28,7 +28,7 @@ from aitrail.analyzer.rows import Draft
 
 PERMISSION_KEYS = ("chat.tools.autoApprove", "chat.tools.global.autoApprove", "chat.tools.terminal.autoApprove",
                    "chat.tools.edits.autoApprove", "chat.permissions.default",
-                   # the terminal allow/deny lists' earlier names, deprecated in favour of chat.tools.terminal.autoApprove
+                   # earlier names of the terminal allow/deny lists (deprecated for chat.tools.terminal.autoApprove)
                    "chat.agent.terminal.autoApprove", "chat.agent.terminal.allowList", "chat.agent.terminal.denyList",
                    "github.copilot.chat.agent.terminal.allowList", "github.copilot.chat.agent.terminal.denyList")
 STORAGE_KEYS = ("chat.useFileStorage", "chat.useLogSessionStorage")
