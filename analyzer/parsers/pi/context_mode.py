@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 
 from aitrail.analyzer import sqlite_safe
 from aitrail.analyzer.context import ParseContext
+from aitrail.analyzer.formats.database import each_database_row
 from aitrail.analyzer.formats.text import bad_file, bad_record
 from aitrail.analyzer.rows import Draft
 
@@ -83,18 +84,12 @@ def table_drafts(connection: sqlite3.Connection, table: str) -> Iterator[Draft]:
 
 def parse_context_mode_db(ctx: ParseContext) -> Iterator[Draft]:
     """A context-mode session database: one ``system`` row per row of its four tables."""
-    try:
-        connection = ctx.sqlite()
-    except sqlite3.Error as exc:
-        yield bad_file(f"{ctx.source.name}: cannot open: {exc}")
-        return
-    try:
+
+    def rows(connection: sqlite3.Connection) -> Iterator[Draft]:
         present = [table for table in TABLES if sqlite_safe.is_real_table(connection, table)]
         if not present:
             yield bad_file(f"{ctx.source.name}: none of the context-mode tables ({', '.join(TABLES)})")
         for table in present:
             yield from table_drafts(connection, table)
-    except sqlite3.Error as exc:
-        yield bad_file(f"{ctx.source.name}: cannot read: {exc}")
-    finally:
-        connection.close()
+
+    yield from each_database_row(ctx, rows)
