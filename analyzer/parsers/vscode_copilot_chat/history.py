@@ -22,7 +22,7 @@ from aitrail.analyzer.formats.vscode_db import KeyRow
 from aitrail.analyzer.rows import Draft
 
 from .project import project_of
-from .state import read_keys
+from .state import decoded_value, read_keys
 
 MEMENTO_KEY, INLINE_KEY = "memento/interactive-session", "inline-chat-history"
 
@@ -32,10 +32,9 @@ def _prompt(ctx: ParseContext, text: str, locator: str) -> Draft:
 
 
 def _memento(ctx: ParseContext, row: KeyRow) -> Iterator[Draft]:
-    try:
-        value = row.json()
-    except ValueError as exc:
-        yield bad_record(row.locator(), f"{MEMENTO_KEY} is not JSON: {exc}")
+    value, problem = decoded_value(row)
+    if problem is not None:
+        yield problem
         return
     history = value.get("history") if isinstance(value, dict) else None
     if not isinstance(history, dict):
@@ -50,15 +49,14 @@ def _memento(ctx: ParseContext, row: KeyRow) -> Iterator[Draft]:
             where = row.locator("history", location, position)
             if isinstance(text, str) and text.strip():
                 yield _prompt(ctx, text, where)
-            elif not (isinstance(text, str)):
+            elif not isinstance(text, str):
                 yield bad_record(where, "history entry without text")
 
 
 def _inline(ctx: ParseContext, row: KeyRow) -> Iterator[Draft]:
-    try:
-        value = row.json()
-    except ValueError as exc:
-        yield bad_record(row.locator(), f"{INLINE_KEY} is not JSON: {exc}")
+    value, problem = decoded_value(row)
+    if problem is not None:
+        yield problem
         return
     if not isinstance(value, list):
         yield bad_record(row.locator(), f"{INLINE_KEY} is a JSON {type(value).__name__}, not an array")

@@ -76,7 +76,8 @@ def session_file(ctx: ParseContext, session_id: str) -> Source | None:
     return None
 
 
-def _value(row: KeyRow) -> tuple[object, Draft | None]:
+def decoded_value(row: KeyRow) -> tuple[object, Draft | None]:
+    """The row's JSON value, or (None, the ``parser:`` row saying why it has none)."""
     try:
         return row.json(), None
     except ValueError as exc:
@@ -84,7 +85,7 @@ def _value(row: KeyRow) -> tuple[object, Draft | None]:
 
 
 def _array_sessions(ctx: ParseContext, row: KeyRow, project: Project) -> Iterator[Draft]:
-    value, problem = _value(row)
+    value, problem = decoded_value(row)
     if problem is not None:
         yield problem
         return
@@ -119,7 +120,7 @@ def _json_ids(ctx: ParseContext, source: Source) -> frozenset[str]:
 
 
 def _index_rows(ctx: ParseContext, row: KeyRow, array_ids: set[str], project: Project) -> Iterator[Draft]:
-    value, problem = _value(row)
+    value, problem = decoded_value(row)
     if problem is not None:
         yield problem
         return
@@ -137,7 +138,7 @@ def _index_rows(ctx: ParseContext, row: KeyRow, array_ids: set[str], project: Pr
 
 
 def _autoconfirm(ctx: ParseContext, row: KeyRow) -> Iterator[Draft]:
-    value, problem = _value(row)
+    value, problem = decoded_value(row)
     if problem is not None:
         yield problem
         return
@@ -154,7 +155,7 @@ def parse_state(ctx: ParseContext) -> Iterator[Draft]:
     project = project_of(ctx)
     array_ids: set[str] = set()
     if SESSIONS_KEY in rows:
-        sessions, _ = _value(rows[SESSIONS_KEY])
+        sessions, _ = decoded_value(rows[SESSIONS_KEY])
         array_ids = {item.get("sessionId") for item in sessions if isinstance(item, dict)} \
             if isinstance(sessions, list) else set()
         yield from _array_sessions(ctx, rows[SESSIONS_KEY], project)

@@ -23,7 +23,7 @@ from collections.abc import Iterator
 
 from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.formats.calls import CallLedger
-from aitrail.analyzer.formats.jsonl import Line, read_jsonl
+from aitrail.analyzer.formats.jsonl import Line, each_line
 from aitrail.analyzer.formats.text import excerpt
 from aitrail.analyzer.rows import Draft, ns_from_iso
 
@@ -138,10 +138,6 @@ class TranscriptReader:
 def parse_hook_transcript(ctx: ParseContext) -> Iterator[Draft]:
     """A hook transcript (secondary): user, assistant, tool rows as the session file gives them."""
     reader = TranscriptReader(ctx)
-    for item in read_jsonl(ctx):
-        if isinstance(item, Line):
-            yield from reader.rows(item)
-        else:
-            yield item
+    yield from each_line(ctx, reader.rows)
     yield from reader.flush()
     yield from reader.ledger.orphans()
