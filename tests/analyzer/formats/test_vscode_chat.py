@@ -288,3 +288,26 @@ def test_adjacent_markdown_parts_are_one_block_and_decorations_do_not_split_it()
         {"value": " here."}, {"kind": "toolInvocationSerialized", "toolCallId": "c"}, {"value": "Done."}]}]}
     session, _ = chat.session_from_document(json.dumps(data).encode())
     assert session.requests[0].markdown == "Use `sort()` here.\n\nDone."
+
+
+def test_the_response_end_is_completed_at_else_the_request_time_plus_total_elapsed():
+    data = {"sessionId": "s", "requests": [
+        {"message": {"text": "q"}, "timestamp": 1700000000000, "modelId": "copilot/gpt-4o",
+         "result": {"timings": {"firstProgress": 800, "totalElapsed": 2500}}},
+        {"message": {"text": "q2"}, "timestamp": 1700000010000,
+         "modelState": {"value": 1, "completedAt": 1700000019000}, "result": {"timings": {"totalElapsed": 2500}}},
+        {"message": {"text": "q3"}, "timestamp": 1700000020000, "result": {"timings": {"totalElapsed": True}}}]}
+    session, _ = chat.session_from_document(json.dumps(data).encode())
+    first, second, third = session.requests
+    assert first.finished_ns == 1700000002500 * MS and first.model_locator == "json:/requests/0/modelId"
+    assert second.finished_ns == 1700000019000 * MS
+    assert third.finished_ns is None  # a boolean is no duration
+
+
+def test_a_part_of_another_kind_names_its_content_or_its_file():
+    data = {"sessionId": "s", "requests": [{"message": {"text": "q"}, "response": [
+        {"kind": "textEditGroup", "uri": {"$mid": 1, "path": "/home/alice/app.py", "scheme": "file"}, "edits": []},
+        {"kind": "warning", "content": {"value": "Rate limited"}}]}]}
+    session, _ = chat.session_from_document(json.dumps(data).encode())
+    assert [(part.kind, part.text) for part in session.requests[0].parts] == [
+        ("textEditGroup", "/home/alice/app.py"), ("warning", "Rate limited")]
