@@ -320,3 +320,13 @@ def test_settings_give_permission_setting_rows():
         'permission setting: chat.tools.terminal.autoApprove={"npm test":true,"rm":false} '
         '(from settings.json, file mtime)']
     assert {row.timestamp_source for row in rows} == {"file-mtime"}
+
+
+def test_every_tool_use_of_every_golden_has_its_result_or_a_no_result_row():
+    # primary rows only: a secondary call's result may be dropped as a repeat of the session's
+    for golden in sorted((FIXTURES / AGENT).glob("*/expected.csv")):
+        rows = [row for row in csv.DictReader(io.StringIO(golden.read_text())) if row["origin"] == "primary"]
+        answered = {(row["source"], row["tool_use_id"]) for row in rows if row["turn_type"] == "tool_result"
+                    or row["text"].startswith("parser: no result recorded")}
+        for use in (row for row in rows if row["turn_type"] == "tool_use" and row["tool_use_id"]):
+            assert (use["source"], use["tool_use_id"]) in answered, (golden.parent.name, use["tool_use_id"])
