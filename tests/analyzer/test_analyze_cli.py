@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import csv
+import hashlib
+import socket
 import json
 import os
 import shutil
@@ -22,14 +24,16 @@ def demo_bundle(tmp_path_factory) -> Path:
     return collect_fixture_home(tmp_path_factory, FIXTURES / "pearai" / "agent-task" / "home", "demo")
 
 
-def test_csv_has_the_17_columns_in_order(cli, demo_bundle, tmp_path):
+def test_csv_has_the_17_columns_in_order_then_the_bundle_columns(cli, demo_bundle, tmp_path):
     out = tmp_path / "t.csv"
     assert cli("analyze", demo_bundle, "-o", out, "--quiet").exit_code == 0
     with open(out, newline="", encoding="utf-8") as handle:
         rows = list(csv.reader(handle))
-    assert tuple(rows[0]) == COLUMNS and len(COLUMNS) == 17
-    assert all(len(row) == 17 for row in rows)
+    assert tuple(rows[0]) == (*COLUMNS, "host", "case_id", "bundle_sha256") and len(COLUMNS) == 17
+    assert all(len(row) == 20 for row in rows)
     assert all(row[0] == "" or row[0].endswith("Z") for row in rows[1:])
+    digest = hashlib.sha256(demo_bundle.read_bytes()).hexdigest()
+    assert {tuple(row[17:]) for row in rows[1:]} == {(socket.gethostname(), "", digest)}
 
 
 def test_jsonl_keeps_column_order_and_matches_csv(cli, demo_bundle, tmp_path):
@@ -38,7 +42,7 @@ def test_jsonl_keeps_column_order_and_matches_csv(cli, demo_bundle, tmp_path):
     objects = [json.loads(line) for line in (tmp_path / "t.jsonl").read_text().splitlines()]
     with open(tmp_path / "t.csv", newline="", encoding="utf-8") as handle:
         rows = list(csv.reader(handle))[1:]
-    assert [tuple(obj) for obj in objects[:1]] == [COLUMNS]
+    assert [tuple(obj) for obj in objects[:1]] == [(*COLUMNS, "host", "case_id", "bundle_sha256")]
     assert [list(obj.values()) for obj in objects] == rows
 
 
