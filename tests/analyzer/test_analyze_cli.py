@@ -199,3 +199,23 @@ def test_a_file_matched_by_two_stores_is_parsed_once_per_store(cli, tmp_path):
     with open(out, newline="", encoding="utf-8") as handle:
         stores = sorted(row["store"] for row in csv.DictReader(handle))
     assert stores == ["pearai.tokens_generated", "pearai.tokens_twin"]
+
+
+def test_two_bundles_give_one_timeline_whatever_their_order(cli, demo_bundle, tmp_path):
+    from tests.conftest import FIXTURES as fixtures
+
+    other = tmp_path / "other.tar.zst"
+    assert cli("collect", "--home", fixtures / "pi" / "v3-branches" / "home", "-o", other, "--case", "C-7",
+               "--quiet").exit_code == 0
+    first, second = tmp_path / "a.csv", tmp_path / "b.csv"
+    assert cli("analyze", demo_bundle, other, "-o", first, "--quiet").exit_code == 0
+    assert cli("analyze", other, demo_bundle, "-o", second, "--quiet").exit_code == 0
+    assert first.read_bytes() == second.read_bytes()
+    with open(first, newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    by_bundle = {(row["agent"], row["case_id"], row["bundle_sha256"]) for row in rows}
+    assert by_bundle == {("pearai", "", hashlib.sha256(demo_bundle.read_bytes()).hexdigest()),
+                         ("pi", "C-7", hashlib.sha256(other.read_bytes()).hexdigest())}
+    times = [row["timestamp_utc"] for row in rows if row["timestamp_utc"]]
+    assert times == sorted(times)
+    assert cli("analyze", demo_bundle, demo_bundle, "-o", tmp_path / "c.csv").exit_code == 2
