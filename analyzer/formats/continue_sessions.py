@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from aitrail.analyzer.bundle import Source
 from aitrail.analyzer.context import FileTooLarge, ParseContext
-from aitrail.analyzer.formats.calls import CallLedger
+from aitrail.analyzer.formats.calls import CallLedger, no_result_row
 from aitrail.analyzer.formats.cline_tasks import number
 from aitrail.analyzer.formats.decode import decode_json
 from aitrail.analyzer.formats.jsonl import Line, read_jsonl
@@ -362,9 +362,11 @@ def dev_data_chat_rows(ctx: ParseContext, index_store: str = "session_index",
         entry = index.get(session_id)
         base = {"session_id": session_id, "project_path": entry.workspace if entry else "",
                 "model": _record_model(record), **_record_time(record)}
-        yield from _prompt_rows(prompt, line.locator, base, typed_last)
-        if "completion" in record:
-            yield Draft("assistant", str(record.get("completion") or ""), line.locator, **base)
+        prompted = list(_prompt_rows(prompt, line.locator, base, typed_last))
+        yield from prompted
+        completion = str(record.get("completion") or "")
+        if "completion" in record and (completion.strip() or not prompted):  # "" after a prompt: a bare tool call
+            yield Draft("assistant", completion, line.locator, **base)
         if "feedback" in record:
             yield Draft("system", f"user feedback: {json.dumps(record['feedback'])} (from {name})",
                         line.locator, **base)
@@ -407,6 +409,9 @@ def _prompt_rows(prompt: str, locator: str, base: dict, typed_last: bool) -> Ite
 def tool_usage_rows(ctx: ParseContext) -> Iterator[Draft]:
     """dev_data toolUsage: per line the call, ``permission decision: denied`` when not accepted, and its output.
 
+    A call logged without output (a rejection is logged before any exists) gets the
+    ``parser: no result recorded`` row.
+
     The rows read as the session file's would (arguments as the call's text, the output
     items' contents joined by blank lines), so a call still in its session is dropped.
     """
@@ -423,12 +428,15 @@ def tool_usage_rows(ctx: ParseContext) -> Iterator[Draft]:
         arguments = record.get("toolCallArgs", record.get("functionArgs"))
         if not isinstance(arguments, str):
             arguments = "" if arguments is None else json.dumps(arguments, sort_keys=True)
-        yield Draft("tool_use", arguments, line.locator, **base)
+        call = Draft("tool_use", arguments, line.locator, **base)
+        yield call
         if record.get("accepted") is False:
             yield Draft("system", "permission decision: denied", line.locator, **base)
         output = record.get("output")
-        if isinstance(output, list) and (output or record.get("accepted") is not False):
+        if isinstance(output, list) and output:
             yield Draft("tool_result", render_output(output), line.locator, **base)
+        else:  # a rejected call is logged before any output exists
+            yield no_result_row(call, ("timestamp_ns", "timestamp_source"))
 
 
 def tokens_generated_rows(ctx: ParseContext) -> Iterator[Draft]:
