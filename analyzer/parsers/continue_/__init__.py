@@ -13,7 +13,9 @@ The row rules are those of docs/agents/continue.md:
 * sessions/sessions.json: ``session:`` rows for entries whose file is gone;
 * dev_data/0.2.0/chatInteraction, toolUsage, chatFeedback, editInteraction
   (secondary, own ISO time) and tokensGenerated; the 0.1.0 and flat layouts;
-* cn's input_history.json (typed prompts) and permissions.yaml (tool policy).
+* dev_data/devdata.sqlite (tokens_generated, secondary to tokensGenerated.jsonl);
+* cn's input_history.json (typed prompts) and permissions.yaml (tool policy);
+* the editor's state.vscdb: the Continue.continue row's quickEditHistory.
 
 Sample records::
 
@@ -29,11 +31,13 @@ gui/src/redux/thunks/cancelToolCall.ts:11-47, gui/src/redux/thunks/streamRespons
 gui/src/redux/thunks/streamNormalInput.ts:230-252, gui/src/redux/util/index.ts:101-123,
 packages/config-yaml/src/schemas/data/{base.ts,chatInteraction,toolUsage,tokensGenerated,chatFeedback,
 editInteraction,quickEdit}, extensions/cli/src/util/inputHistory.ts:6-70,
-extensions/cli/src/permissions/permissionsYamlLoader.ts:11-66; continuedev/continue@4916cdda2e
+extensions/cli/src/permissions/permissionsYamlLoader.ts:11-66, core/data/devdataSqlite.ts:10-49,
+core/llm/index.ts:340-369, extensions/vscode/src/quickEdit/HistoryQuickPick.ts:3-25; continuedev/continue@4916cdda2e
 core/index.d.ts:394-415 (the single toolCallState); research/formats-vscode-family.md 4.
 """
 
 from .cli import parse_input_history, parse_permissions
+from .databases import parse_devdata_sqlite, parse_global_state
 from .dev_data import (
     parse_chat_interaction,
     parse_dev_data_v010,
@@ -55,4 +59,6 @@ PARSERS = (
     ("continue.dev_data_v010.v1", parse_dev_data_v010),
     ("continue.cli_input_history.v1", parse_input_history),
     ("continue.permissions.v1", parse_permissions),
+    ("continue.devdata_sqlite.v1", parse_devdata_sqlite),
+    ("continue.global_state.v1", parse_global_state),
 )
