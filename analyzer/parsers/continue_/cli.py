@@ -48,7 +48,9 @@ def parse_permissions(ctx: ParseContext) -> Iterator[Draft]:
         yield problem
         return
     if document is None:
-        return  # an empty file: cn's default, no policy
+        if ctx.config_data().strip():  # comments only: cn reads no policy from it
+            yield bad_file("permissions.yaml holds no mapping (comments or an empty document only)")
+        return
     if not isinstance(document, dict):
         yield bad_file(f"permissions.yaml is a YAML {type(document).__name__}, not a mapping")
         return
