@@ -28,10 +28,10 @@ Sample records::
 References: continuedev/continue@d0a3c0b626b5 core/index.d.ts:274-298,335-545,
 core/util/history.ts:33-192, core/llm/index.ts:544-567, core/util/messageContent.ts:34-36,
 gui/src/redux/thunks/cancelToolCall.ts:11-47, gui/src/redux/thunks/streamResponseAfterToolCall.ts:56-66,
-gui/src/redux/thunks/streamNormalInput.ts:230-252, gui/src/redux/util/index.ts:101-123,
+gui/src/redux/thunks/streamNormalInput.ts:230-252, gui/src/redux/util/index.ts:102-126,
 packages/config-yaml/src/schemas/data/{base.ts,chatInteraction,toolUsage,tokensGenerated,chatFeedback,
 editInteraction,quickEdit}, extensions/cli/src/util/inputHistory.ts:6-70,
-extensions/cli/src/permissions/permissionsYamlLoader.ts:11-66, core/data/devdataSqlite.ts:10-49,
+extensions/cli/src/permissions/permissionsYamlLoader.ts:11-68, core/data/devdataSqlite.ts:10-49,
 core/llm/index.ts:340-369, extensions/vscode/src/quickEdit/HistoryQuickPick.ts:3-25; continuedev/continue@4916cdda2e
 core/index.d.ts:394-415 (the single toolCallState); research/formats-vscode-family.md 4.
 """
