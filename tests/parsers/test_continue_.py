@@ -142,14 +142,17 @@ def test_the_devdata_rows_only_in_the_wal_are_read(cli, tmp_path):
     assert newest[0]["origin"] == "secondary"
 
 
+SECRETS = (b"CONTINUEFIXTURESECRET", b"CONTINUEFIXTUREENV", b"CONTINUEFIXTUREACCESS", b"CONTINUEFIXTUREBIN")
+
+
 def test_credentials_are_never_collected_nor_in_any_row(cli, tmp_path):
     case = FIXTURES / "continue" / "cli"
-    out = tmp_path / "b.tar.zst"
-    result = cli("collect", "--home", case / "home", "-o", out, "--quiet")
-    assert result.exit_code == 0, result.output
-    payload = all_decompressed(out)
+    bundle = tmp_path / "b.tar.zst"
+    collected = cli("collect", "--home", case / "home", "-o", bundle, "--quiet")
+    assert collected.exit_code == 0, collected.output
+    payload = all_decompressed(bundle)
     assert b"Bash(npm test)" in payload, "permissions.yaml is collected"
-    for secret in (b"CONTINUEFIXTURESECRET", b"CONTINUEFIXTUREENV", b"CONTINUEFIXTUREACCESS", b"CONTINUEFIXTUREBIN"):
-        assert secret not in payload, "config.yaml, .env, auth.json and the .bin secrets are never collected"
-    rows = timeline(cli, case, tmp_path / "t").decode()
-    assert "CONTINUEFIXTURE" not in rows and "alice@example.com" not in rows
+    leaked = [secret for secret in SECRETS if secret in payload]
+    assert leaked == [], "config.yaml, .env, auth.json and the .bin secrets are never collected"
+    timeline_text = timeline(cli, case, tmp_path / "t").decode()
+    assert "CONTINUEFIXTURE" not in timeline_text and "alice@example.com" not in timeline_text

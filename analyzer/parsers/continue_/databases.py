@@ -62,15 +62,12 @@ def parse_global_state(ctx: ParseContext) -> Iterator[Draft]:
     no time; a database or row that cannot be read is one ``parser:`` row.
     """
     try:
-        row = read_row(ctx, EXTENSION_ROW)
-        state = extension_state(row) if row is not None else None
+        locator, history = _quick_edit_history(ctx)
     except StateUnreadable as exc:
         yield bad_file(f"{ctx.source.name}: {exc}")
         return
-    if state is None or QUICK_EDIT_KEY not in state:
+    if history is None:
         return
-    locator = f"{row.locator()}/{QUICK_EDIT_KEY}"
-    history = state[QUICK_EDIT_KEY]
     if not isinstance(history, list):
         yield bad_record(locator, f"{QUICK_EDIT_KEY} is a JSON {type(history).__name__}, not an array")
         return
@@ -79,3 +76,11 @@ def parse_global_state(ctx: ParseContext) -> Iterator[Draft]:
             yield Draft("user", prompt, f"{locator}/{position}", timestamp_source="none")
         else:
             yield bad_record(f"{locator}/{position}", "Quick Edit prompt is not text")
+
+
+def _quick_edit_history(ctx: ParseContext) -> tuple[str, object]:
+    """(locator, value) of quickEditHistory; None for the value when the row or key is absent."""
+    row = read_row(ctx, EXTENSION_ROW)
+    if row is None:
+        return "", None
+    return f"{row.locator()}/{QUICK_EDIT_KEY}", extension_state(row).get(QUICK_EDIT_KEY)
