@@ -1,17 +1,26 @@
-r"""Continue-style chat sessions: the sessions.json index, session files, prompt logs.
+r"""Continue-style chat sessions: the sessions.json index, session files, dev_data logs.
 
-Used by Continue and by forks that kept its layout (PearAI's pearai.pearai).
-``sessions/sessions.json`` is an array of ``{sessionId, title, dateCreated
-(ms epoch as a string), workspaceDirectory, ...}``; each ``sessions/<id>.json``
-holds the conversation with no per-message time, so the index supplies the only
-time a session has. Prompts logged as text render each message as
-``<role>\n<content>\n\n``. ``read_session``, ``unlisted_sessions``,
-``dev_data_chat_rows`` and ``tokens_generated_rows`` walk each file into rows;
-a fork passes the names of its index and session stores.
+Used by Continue and by forks that kept its layout (PearAI's pearai.pearai, an
+older snapshot). ``sessions/sessions.json`` is an array of ``{sessionId, title,
+dateCreated (ms epoch as a string), workspaceDirectory, messageCount?}``; each
+``sessions/<id>.json`` holds the conversation with no per-message time, so the
+index supplies the only time a session has (a ``reasoning`` block has its own
+``startAt``). The generations are told apart by key presence: no tool fields;
+``message.toolCalls`` with one ``toolCallState``; ``toolCallStates[]`` with
+message ids and reasoning. A call's result is a later ``role: "tool"`` item
+(the IDE) or the state's ``output`` (the cn CLI); a rejected call has status
+``canceled`` / a ``Tool Call Rejected`` output. Prompts logged as text render
+each message as ``<role>\n<content>\n\n``. ``read_session``,
+``unlisted_sessions``, ``dev_data_chat_rows``, ``tool_usage_rows`` and
+``tokens_generated_rows`` walk each file into rows; a fork passes the names of
+its index and session stores.
 
 References: continuedev/continue@d0a3c0b6 core/util/history.ts:111-192,
-core/index.d.ts:292-298; trypear/pearai-submodule@51eceef core/util/history.ts:7-135,
-core/llm/index.ts:373-384 (research/formats-vscode-family.md 4.2, 4.3, 4.6).
+core/index.d.ts:274-298,335-545, core/llm/index.ts:544-567, core/util/messageContent.ts:34-36,
+gui/src/redux/thunks/cancelToolCall.ts:11-47, extensions/cli/src/services/ChatHistoryService.ts:297-320,
+packages/config-yaml/src/schemas/data/; continuedev/continue@4916cdda2e core/index.d.ts:394-415;
+trypear/pearai-submodule@51eceef core/util/history.ts:7-135, core/llm/index.ts:373-384
+(research/formats-vscode-family.md 4.2-4.6).
 """
 
 from __future__ import annotations
@@ -148,7 +157,8 @@ def read_session(ctx: ParseContext, index_store: str = "session_index") -> Itera
     promptLogs name a model or change it. Tool calls (``message.toolCalls``, else the
     item's ``toolCallStates`` / ``toolCallState``) are ``tool_use`` rows joined by id to
     the later ``role: "tool"`` items; a call the user rejected gets ``permission decision:
-    denied``; a call never answered gets the ``parser: no result recorded`` row.
+    denied``; a call no tool item answers takes its state's ``output`` (where cn writes
+    results); a call never answered gets the ``parser: no result recorded`` row.
     """
     document, problem = json_document(ctx.data, "session file")
     if problem is not None:
@@ -164,7 +174,7 @@ def read_session(ctx: ParseContext, index_store: str = "session_index") -> Itera
     }
     if "history" not in document and "perplexityHistory" not in document:
         yield bad_record("json:/", "session without history or perplexityHistory", json.dumps(document)[:2000])
-    walk = _Walk(base)
+    walk = _Walk(base, _answered_by_items(document))
     for list_name in ("history", "perplexityHistory"):
         items = document.get(list_name)
         if items is None:
@@ -177,14 +187,32 @@ def read_session(ctx: ParseContext, index_store: str = "session_index") -> Itera
     yield from walk.finish()
 
 
-class _Walk:
-    """The state one session file's walk carries from item to item: the model in use and the open calls."""
+def _answered_by_items(document: dict) -> frozenset[str]:
+    """The call ids a ``role: "tool"`` item answers (the IDE's results); the others keep theirs in the state."""
+    found = set()
+    for list_name in ("history", "perplexityHistory"):
+        items = document.get(list_name)
+        for item in items if isinstance(items, list) else ():
+            message = item.get("message") if isinstance(item, dict) else None
+            if isinstance(message, dict) and message.get("role") == "tool":
+                found.add(str(message.get("toolCallId") or ""))
+    return frozenset(found)
 
-    def __init__(self, base: dict) -> None:
+
+class _Walk:
+    """The state one session file's walk carries from item to item: the model in use and the open calls.
+
+    Args:
+        base: the columns every row of the session takes.
+        answered_by_items: call ids a later tool item answers; any other call whose state
+            holds an ``output`` (cn writes its results there) takes that as its result.
+    """
+
+    def __init__(self, base: dict, answered_by_items: frozenset[str] = frozenset()) -> None:
         self.base = base
         self.model: str | None = None
         self.ledger = CallLedger()
-        self.outputs: dict[str, tuple[str, str]] = {}  # call id -> (locator, text) of its recorded output
+        self.answered_by_items = answered_by_items
 
     def item(self, item, locator: str) -> Iterator[Draft]:
         """The rows of one history item, in the order a reader meets them."""
@@ -227,25 +255,22 @@ class _Walk:
         yield Draft("tool_result", text, locator, tool_name=name, tool_use_id=call_id, **columns)
 
     def _states(self, item: dict, locator: str, columns: dict) -> Iterator[Draft]:
-        """A rejected call's ``permission decision: denied``; the outputs kept for calls no tool item answers."""
+        """A rejected call's ``permission decision: denied``; the state's output for a call no tool item answers."""
         for state_locator, state in _call_states(item, locator):
             call_id = str(state.get("toolCallId") or "")
+            name = self.ledger.called_name(call_id)
             output = state.get("output")
-            if isinstance(output, list) and call_id:
-                self.outputs[call_id] = (f"{state_locator}/output", render_output(output))
             if state.get("status") == "canceled" or _rejected(output):
                 yield Draft("system", "permission decision: denied", f"{state_locator}/status",
-                            tool_name=self.ledger.called_name(call_id), tool_use_id=call_id, **columns)
+                            tool_name=name, tool_use_id=call_id, **columns)
+            if isinstance(output, list) and call_id and call_id not in self.answered_by_items:
+                self.ledger.take(call_id)
+                self.ledger.answered(call_id, name)
+                yield Draft("tool_result", render_output(output), f"{state_locator}/output", tool_name=name,
+                            tool_use_id=call_id, **dict(columns, model=""))
 
     def finish(self) -> Iterator[Draft]:
-        """Results kept only in a call's state (no tool item followed), then the calls never answered."""
-        for call_id, call in list(self.ledger.open.items()):
-            if call_id in self.outputs:
-                self.ledger.take(call_id)
-                locator, text = self.outputs[call_id]
-                columns = {name: getattr(call, name) for name in ("session_id", "project_path", "timestamp_ns",
-                                                                   "timestamp_source", "model")}
-                yield Draft("tool_result", text, locator, tool_name=call.tool_name, tool_use_id=call_id, **columns)
+        """The ``parser: no result recorded`` row of each call never answered."""
         yield from self.ledger.orphans()
 
 

@@ -7,7 +7,8 @@ The row rules are those of docs/agents/continue.md:
   ``reasoning``): one row per history message at the session's ``dateCreated``
   from sessions.json (``index`` time; a reasoning block at its own ``startAt``),
   ``tool_use`` rows from ``message.toolCalls`` (else the call states) joined by
-  ``toolCallId`` to the later ``role: "tool"`` items (``tool_result``), a call the
+  ``toolCallId`` to the later ``role: "tool"`` items (``tool_result``; cn keeps
+  results in the call state's ``output`` instead), a call the
   user rejected (status ``canceled``, output ``Tool Call Rejected``) as
   ``permission decision: denied``, ``model:`` rows from promptLogs;
 * sessions/sessions.json: ``session:`` rows for entries whose file is gone;
@@ -31,7 +32,9 @@ gui/src/redux/thunks/cancelToolCall.ts:11-47, gui/src/redux/thunks/streamRespons
 gui/src/redux/thunks/streamNormalInput.ts:230-252, gui/src/redux/util/index.ts:102-126,
 packages/config-yaml/src/schemas/data/{base.ts,chatInteraction,toolUsage,tokensGenerated,chatFeedback,
 editInteraction,quickEdit}, extensions/cli/src/util/inputHistory.ts:6-70,
-extensions/cli/src/permissions/permissionsYamlLoader.ts:11-68, core/data/devdataSqlite.ts:10-49,
+extensions/cli/src/permissions/permissionsYamlLoader.ts:11-68,
+extensions/cli/src/services/ChatHistoryService.ts:149-194,297-320,
+extensions/cli/src/stream/streamChatResponse.helpers.ts:40-61,515-548, core/data/devdataSqlite.ts:10-49,
 core/llm/index.ts:340-369, extensions/vscode/src/quickEdit/HistoryQuickPick.ts:3-25; continuedev/continue@4916cdda2e
 core/index.d.ts:394-415 (the single toolCallState); research/formats-vscode-family.md 4.
 """

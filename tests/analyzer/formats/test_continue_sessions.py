@@ -248,3 +248,16 @@ def test_tokens_generated_take_their_iso_time_where_recorded():
     (row,) = tokens_generated_rows(context({("fork.tokens", "dev_data/0.2.0/tokensGenerated.jsonl"): data},
                                            "dev_data/0.2.0/tokensGenerated.jsonl"))
     assert (row.timestamp_ns, row.timestamp_source) == (1763544612 * 10**9, "record")
+
+
+def test_a_call_whose_tool_item_follows_takes_that_item_not_its_state_copy():
+    item = calling(output=[{"content": "print(1)"}])
+    found = session_rows(session([item, tool_item()]))
+    assert [(row.turn_type, row.locator) for row in found] == [
+        ("tool_use", "json:/history/0/message/toolCalls/0"), ("tool_result", "json:/history/1/message/content")]
+
+
+def test_a_state_output_result_stands_right_after_its_call():
+    first = calling(output=[{"content": "x = 1"}])
+    found = session_rows(session([first, message("assistant", "a.py sets x")]))
+    assert [row.turn_type for row in found] == ["tool_use", "tool_result", "assistant"]
