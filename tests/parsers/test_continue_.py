@@ -156,3 +156,21 @@ def test_credentials_are_never_collected_nor_in_any_row(cli, tmp_path):
     assert leaked == [], "config.yaml, .env, auth.json and the .bin secrets are never collected"
     timeline_text = timeline(cli, case, tmp_path / "t").decode()
     assert "CONTINUEFIXTURE" not in timeline_text and "alice@example.com" not in timeline_text
+
+
+def test_continue_global_dir_moves_the_root_and_its_sessions_are_read(cli, tmp_path):
+    home = tmp_path / "me"
+    moved = home / "work" / "continue-data" / "sessions"
+    moved.mkdir(parents=True)
+    history = [{"message": {"role": "user", "content": "where is the root?"}, "contextItems": []}]
+    (moved / "s1.json").write_text(json.dumps({"sessionId": "s1", "workspaceDirectory": "/home/alice/w",
+                                               "history": history}))
+    (moved / "sessions.json").write_text(json.dumps([{"sessionId": "s1", "dateCreated": "1763474530000"}]))
+    bundle, out = tmp_path / "b.tar.zst", tmp_path / "t.csv"
+    env = {"HOME": str(home), "CONTINUE_GLOBAL_DIR": str(home / "work" / "continue-data")}
+    collected = cli("collect", "--agent", "continue", "-o", bundle, "--quiet", env=env)
+    assert collected.exit_code in (0, 3), collected.stderr
+    assert cli("analyze", bundle, "-o", out, "--quiet").exit_code == 0
+    rows = list(csv.DictReader(io.StringIO(out.read_text())))
+    assert [(row["turn_type"], row["text"], row["timestamp_source"]) for row in rows] == [
+        ("user", "where is the root?", "index")]
