@@ -51,7 +51,9 @@ def test_results_join_by_tool_name_and_second_calls_get_dotted_ids():
     assert uses == {"read_file": "0", "execute_command": "0.2"}
     (result,) = [row for row in found if row.turn_type == "tool_result"]
     assert (result.tool_name, result.tool_use_id, result.text) == ("execute_command", "0.2", "a.py")
-    assert not [row for row in found if row.text.startswith("parser: no result")], "a user message closes the turn"
+    # the user message closes the turn: the call it did not answer is reported, at the call
+    (orphan,) = [row for row in found if row.text.startswith("parser: no result")]
+    assert (orphan.text, orphan.locator) == ("parser: no result recorded for tool call 0 (read_file)", "json:/0/content/0")
 
 
 def test_a_call_still_open_at_the_next_assistant_message_gets_the_no_result_row():
