@@ -201,6 +201,8 @@ class TaskFlavour:
         models: whether API messages' ``modelInfo`` give ``model:`` rows and the model column.
         untimed: the time columns of a message without ``ts`` (e.g. the task id's creation
             time); None: no time.
+        carry_time: a message without ``ts`` takes the time of the last message that had one
+            (``index`` time; a format that stamps only some messages).
     """
 
     tool_names: tuple[str, ...]
@@ -208,6 +210,7 @@ class TaskFlavour:
     ui_beside_api: str = "none"
     models: bool = False
     untimed: Callable[[ParseContext], dict] | None = None
+    carry_time: bool = False
 
 
 def task_id(ctx: ParseContext) -> str:
@@ -247,9 +250,23 @@ def read_api_history(ctx: ParseContext, flavour: TaskFlavour) -> Iterator[Draft]
     if problem is not None:
         yield problem
         return
-    walk = _ApiWalk(flavour, flavour.columns(ctx), flavour.untimed(ctx) if flavour.untimed else {})
+    yield from api_rows(messages, flavour, flavour.columns(ctx), flavour.untimed(ctx) if flavour.untimed else {})
+
+
+def api_rows(messages: list, flavour: TaskFlavour, base: dict, untimed: dict,
+             pointer: str = "json:") -> Iterator[Draft]:
+    """The rows of a list of API messages (a history file's, or one held inside another document).
+
+    Args:
+        messages: the decoded messages.
+        flavour: the fork's tool names and options.
+        base: the columns every row carries (session, project).
+        untimed: the time columns of a message without ``ts``.
+        pointer: the locator prefix of the list (``json:/messages`` for a list inside a document).
+    """
+    walk = _ApiWalk(flavour, base, untimed)
     for index, message in enumerate(messages):
-        yield from walk.message(index, message)
+        yield from walk.message(index, message, f"{pointer}/{index}")
     yield from walk.calls.orphans()
 
 
@@ -261,14 +278,15 @@ class _ApiWalk:
         self.calls = CallLedger()  # native ids, or (XML) the message index joined by tool name
         self.model = ""
 
-    def message(self, index: int, message) -> Iterator[Draft]:
-        locator = f"json:/{index}"
+    def message(self, index: int, message, locator: str) -> Iterator[Draft]:
         if not isinstance(message, dict) or message.get("role") not in ("user", "assistant"):
             yield bad_record(locator, "not a user or assistant message", json.dumps(message)[:2000])
             return
         stamp = ns_from_ms(message.get("ts"))
         when = {"timestamp_ns": stamp, "timestamp_source": "record"} if stamp is not None else \
             {"timestamp_ns": None, "timestamp_source": "none", **self.untimed}
+        if stamp is not None and self.flavour.carry_time:
+            self.untimed = {"timestamp_ns": stamp, "timestamp_source": "index"}  # for the untimed messages after it
         moment = {**when, **self.base}
         content = message.get("content")
         blocks = [content] if isinstance(content, str) else content
@@ -287,7 +305,7 @@ class _ApiWalk:
 
     def _model(self, message: dict, locator: str, moment: dict) -> Iterator[Draft]:
         info = message.get("modelInfo")
-        model = info.get("modelId") if isinstance(info, dict) else None
+        model = (info.get("modelId") or info.get("id")) if isinstance(info, dict) else None  # 3.x, SDK
         if isinstance(model, str) and model and model != self.model:
             label = f"model: {model}" if not self.model else f"model: {self.model} -> {model}"
             yield Draft("system", label, f"{locator}/modelInfo", **{**moment, "model": model})

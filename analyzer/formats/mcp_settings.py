@@ -34,9 +34,12 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
+from aitrail.analyzer.context import ParseContext
+from aitrail.analyzer.formats.idioms import file_mtime
 from aitrail.analyzer.formats.jsonc import load_jsonc
 from aitrail.analyzer.formats.text import bad_file, bad_record
 from aitrail.analyzer.rows import Draft
@@ -229,3 +232,18 @@ def read_mcp_settings(data: bytes) -> tuple[list[McpServer], list[Draft]]:
             continue
         servers.append(_server(name, config, base, problems))
     return servers, problems
+
+
+def setting_rows(ctx: ParseContext, origin: str) -> Iterator[Draft]:
+    """The ``permission setting:`` rows of an MCP settings file, at its mtime, then its ``parser:`` rows.
+
+    ``permission setting: <name>=<value> (from <origin>, file mtime)``, one per server
+    (its description, nothing secret), its approval list, ``disabled`` and ``disabledTools``.
+    """
+    servers, problems = read_mcp_settings(ctx.data)
+    when = file_mtime(ctx)
+    for server in servers:
+        for setting in server.settings:
+            yield Draft("system", f"permission setting: {setting.assignment} (from {origin}, file mtime)",
+                        setting.locator, **when)
+    yield from problems
