@@ -90,8 +90,8 @@ def _ui_row(event: dict, kind: str, locator: str, moment: dict, seen_prompt: boo
         call = asks.take_last()
         return Draft("tool_result", text, locator, tool_name=call.tool_name if call else "",
                      tool_use_id=call.tool_use_id if call else "", **moment)
-    if kind in ("completion_result", "followup"):
-        return Draft("assistant", text, locator, **moment)
+    if kind in ("completion_result", "followup") and (event["type"] == "say" or text):
+        return Draft("assistant", text, locator, **moment)  # an empty ask is the "start a new task?" prompt
     if beside and kind == "api_req_started":
         text = _without_request(text)  # the request is the API history's user message again
     return Draft("system", f"ui {event['type']} {kind}: {text}", locator, **moment)

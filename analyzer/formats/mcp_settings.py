@@ -89,8 +89,19 @@ def redact_args(args: list[str]) -> list[str]:
             out.append(arg)
             hide_next = True
         else:
-            out.append(REDACTED if _looks_like_secret(arg) else arg)
+            out.append(REDACTED if _looks_like_secret(arg) else _url_in_arg(arg))
     return out
+
+
+_URL_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]{0,30}://)[^/@\s]*@")
+
+
+def _url_in_arg(arg: str) -> str:
+    """An argument holding a URL (a DSN, an endpoint) without its user:password, query and fragment."""
+    if "://" not in arg:
+        return arg
+    arg = _URL_USERINFO.sub(lambda found: f"{found.group(1)}{REDACTED}@", arg)
+    return arg.split("?", 1)[0].split("#", 1)[0]
 
 
 def _looks_like_secret(arg: str) -> bool:

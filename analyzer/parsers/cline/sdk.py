@@ -110,7 +110,7 @@ def _manifest_ids(ctx: ParseContext) -> frozenset:
 
 
 def parse_sessions_db(ctx: ParseContext) -> Iterator[Draft]:
-    """sessions.db (with its -wal): a ``session:`` row per session whose folder's manifest is not in the bundle."""
+    """sessions.db (with its -wal): a ``session:`` row per session whose manifest is not in the bundle."""
     known = _manifest_ids(ctx)
     try:
         connection = ctx.sqlite()
@@ -141,7 +141,7 @@ def _session_row(row: dict, known: frozenset) -> Iterator[Draft]:
         return
     if session_id in known:
         return  # the manifest's row stands for it
-    yield Draft("system", session_text(row, _text(row.get("prompt")), "in sessions.db; its session folder is not "
-                                       "in the bundle"), locator,
+    yield Draft("system", session_text(row, _text(row.get("prompt")), "in sessions.db; no session manifest in the "
+                                       "bundle"), locator,
                 timestamp_ns=ns_from_iso(row.get("started_at")), session_id=session_id,
                 project_path=_text(row.get("cwd") or row.get("workspace_root")), model=_text(row.get("model")))
