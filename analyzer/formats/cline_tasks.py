@@ -407,7 +407,8 @@ def _approval_follow_up(last: list, tool: str) -> Draft | None:
 
 
 def _xml_result(kind: UserBlock, where: str, calls: CallLedger, last: list) -> _Result:
-    call = calls.take_named(kind.tool_name) or _approval_follow_up(last, kind.tool_name)
+    # the output block after an approval with a note has the same header: it answers that call, not an open one
+    call = _approval_follow_up(last, kind.tool_name) or calls.take_named(kind.tool_name)
     return _Result(kind.tool_name, call, call.tool_use_id if call else "", where, [kind.text] if kind.text else [])
 
 
