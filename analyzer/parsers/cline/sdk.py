@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterator
+from contextlib import closing
 
 from aitrail.analyzer import sqlite_safe
 from aitrail.analyzer.bundle import MemberUnreadable
@@ -109,32 +110,43 @@ def _manifest_ids(ctx: ParseContext) -> frozenset:
     return ctx.cached(("cline-sdk-manifests",), load)
 
 
+class SessionsUnreadable(Exception):
+    """sessions.db, or its sessions table, cannot be read; the message says why."""
+
+
 def parse_sessions_db(ctx: ParseContext) -> Iterator[Draft]:
     """sessions.db (with its -wal): a ``session:`` row per session whose manifest is not in the bundle."""
     known = _manifest_ids(ctx)
     try:
+        for row in _stored_sessions(ctx):
+            yield from _session_row(row, known)
+    except SessionsUnreadable as exc:
+        yield bad_file(f"sessions.db: {exc}")
+
+
+def _stored_sessions(ctx: ParseContext) -> Iterator[dict]:
+    """The rows of the real ``sessions`` table, streamed from the read-only copy; SessionsUnreadable if none."""
+    try:
         connection = ctx.sqlite()
     except sqlite3.Error as exc:
-        yield bad_file(f"sessions.db: cannot open: {exc}")
-        return
-    try:
-        if not sqlite_safe.is_real_table(connection, "sessions"):
-            yield bad_file("sessions.db: no sessions table")
-            return
-        for row in sqlite_safe.table_rows(connection, "sessions", "sessions rows"):
-            yield from _session_row(row, known)
-    except (sqlite3.Error, MemoryError) as exc:
-        yield bad_file(f"sessions.db: cannot read: {exc}")
-    finally:
-        connection.close()
+        raise SessionsUnreadable(f"cannot open: {exc}") from exc
+    with closing(connection):
+        try:
+            real = sqlite_safe.is_real_table(connection, "sessions")  # a view could compute anything
+            rows = sqlite_safe.table_rows(connection, "sessions", "sessions rows") if real else None
+            yield from rows or ()
+        except (sqlite3.Error, MemoryError) as exc:
+            raise SessionsUnreadable(f"cannot read: {exc}") from exc
+        if not real:
+            raise SessionsUnreadable("no sessions table")
 
 
-def _session_row(row: dict, known: frozenset) -> Iterator[Draft]:
-    locator = f"sqlite:sessions:{row['_rowid']}"
-    for column, value in list(row.items()):
-        if isinstance(value, sqlite_safe.Oversize):
-            yield bad_record(f"{locator}/{column}", f"value too long to read ({value.describe()})")
-            row[column] = None
+def _session_row(raw: dict, known: frozenset) -> Iterator[Draft]:
+    locator = f"sqlite:sessions:{raw['_rowid']}"
+    too_long = {column: value for column, value in raw.items() if isinstance(value, sqlite_safe.Oversize)}
+    yield from (bad_record(f"{locator}/{column}", f"value too long to read ({value.describe()})")
+                for column, value in too_long.items())
+    row = {column: None if column in too_long else value for column, value in raw.items()}
     session_id = _text(row.get("session_id"))
     if not session_id:
         yield bad_record(locator, "session row without a session_id")

@@ -18,8 +18,8 @@ from collections.abc import Iterator
 
 from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.formats.idioms import file_mtime, setting_value
-from aitrail.analyzer.formats.text import bad_file, bad_record, json_document
-from aitrail.analyzer.formats.vscode_state import StateUnreadable, extension_state, read_row
+from aitrail.analyzer.formats.text import bad_record, json_document
+from aitrail.analyzer.formats.vscode_state import read_extension_state
 from aitrail.analyzer.rows import Draft
 
 from .history import EXTENSION_ROW, history_rows, listed_in_history_files
@@ -58,14 +58,10 @@ def parse_global_state(ctx: ParseContext) -> Iterator[Draft]:
     Settings take the file's mtime; tasks their own ``ts``. A task the storage's
     taskHistory.json also lists is that file's row, not this one's (one row per task).
     """
-    try:
-        row = read_row(ctx, EXTENSION_ROW)
-        state = extension_state(row) if row is not None else None
-    except StateUnreadable as exc:
-        yield bad_file(f"{ctx.source.name}: {exc}")
+    found = yield from read_extension_state(ctx, EXTENSION_ROW)
+    if found is None:
         return
-    if state is None:
-        return
+    row, state = found
     # "state.vscdb" also for the .backup copy, so that an unchanged setting deduplicates against the live one
     yield from approval_rows(state, row.locator(), f"state.vscdb {EXTENSION_ROW}", file_mtime(ctx))
     if "taskHistory" in state:
