@@ -465,8 +465,9 @@ def read_ui_messages(ctx: ParseContext, flavour: TaskFlavour, beside: frozenset 
 
 def _api_row_keys(ctx: ParseContext, api: Source, flavour: TaskFlavour) -> frozenset:
     """The row keys of the task's API history (empty when it cannot be read)."""
+    keys_only = replace(flavour, columns=lambda _ctx: {}, untimed=None)  # a row key has no columns: no joins
     try:
-        rows = read_api_history(ParseContext(ctx.bundle, api, {}), flavour)
+        rows = read_api_history(ParseContext(ctx.bundle, api, {}), keys_only)
         return frozenset(cline_ui.row_key(row) for row in rows)
     except MemberUnreadable:
         return frozenset()
