@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from aitrail.analyzer.bundle import MemberUnreadable
 from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.formats.cline_tasks import TaskFlavour, read_task_file, task_id
+from aitrail.analyzer.formats.decode import decode_json
 from aitrail.analyzer.formats.text import bad_record, json_document
 from aitrail.analyzer.rows import Draft, ns_from_ms
 
@@ -29,17 +30,30 @@ TOOL_NAMES = (
     "act_mode_respond", "focus_chain", "web_fetch", "web_search", "condense", "summarize_task", "report_bug",
     "new_rule", "apply_patch", "generate_explanation",
 )
-_CWD = re.compile(rb"# Current Working Directory \(([^)\n]{1,4096})\) Files")
+_CWD_OPEN, _CWD_CLOSE = b"# Current Working Directory (", b") Files"
 _TASK_ID = re.compile(r"^\d{13}$")
 WINDOW = 1 << 20  # the environment details sit in the first user message: search its first MiB only
+MAX_PATH = 4096
 
 
 def _cwd_in_history(data: bytes) -> str:
-    """The working directory the first ``<environment_details>`` names (JSON-escaped text, so read as such)."""
-    found = _CWD.search(data, 0, WINDOW)
-    if not found:
+    """The working directory the first ``<environment_details>`` names (JSON-escaped text, so read as such).
+
+    A plain scan: the first opening in the window, its closing within MAX_PATH bytes.
+    """
+    start = data.find(_CWD_OPEN, 0, WINDOW)
+    if start < 0:
         return ""
-    return found.group(1).decode("utf-8", "replace").replace("\\\\", "\\")
+    start += len(_CWD_OPEN)
+    end = data.find(_CWD_CLOSE, start, start + MAX_PATH)
+    if end < 0 or b"\\n" in data[start:end]:
+        return ""
+    raw = data[start:end]
+    try:
+        found = decode_json(b'"' + raw + b'"')  # the path as JSON string text: its escapes undone
+    except (ValueError, UnicodeDecodeError):
+        return ""
+    return found if isinstance(found, str) else ""
 
 
 def _project(ctx: ParseContext, item: dict | None) -> str:
