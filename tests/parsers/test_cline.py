@@ -270,3 +270,15 @@ def test_a_session_with_a_manifest_is_not_repeated_from_sessions_db():
                         ("cline.sdk_manifests", ".cline/data/sessions/s_known/s_known.json"): b"{}"})
     (row,) = drafts(files, ".cline/data/db/sessions.db", "cline.sessions_db.v1")
     assert row.session_id == "s_gone" and row.text.startswith("session: b (source=cli status=completed")
+
+
+def test_a_sessions_db_that_is_no_database_is_one_parser_row():
+    files = FakeBundle({("cline.sessions_db", ".cline/data/db/sessions.db"): b"not a database at all" * 100})
+    (row,) = drafts(files, ".cline/data/db/sessions.db", "cline.sessions_db.v1")
+    assert row.text.startswith("parser: unparseable file (sessions.db: cannot read:")
+
+
+def test_the_working_directory_line_is_read_as_json_string_text():
+    env = {"type": "text", "text": "<environment_details>\n# Current Working Directory (C:\\Users\\alice\\src) Files\n"}
+    (_, row) = rows({API: [message("user", text("<task>\nx\n</task>"), env)]}, API)
+    assert row.project_path == "C:\\Users\\alice\\src"
