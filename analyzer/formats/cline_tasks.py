@@ -14,7 +14,16 @@ notices): ``classify_user_block`` keeps them out of ``user`` rows.
 ``read_task_file`` walks one task file into rows for any fork, given its
 ``TaskFlavour`` (tool names, and how a task's session and project are found).
 
+From 3.35 calls are native ``tool_use`` blocks answered by ``tool_result`` blocks
+with the same id (their content the same ``[tool …] Result:`` header and output);
+a typed note after an answer is a ``The user provided the following feedback:``
+block. ``TaskFlavour`` options say whether ``modelInfo`` gives model rows, what
+time an untimed message takes and what ui_messages.json gives beside the API history.
+
 References: cline/cline@v3.34.0 src/core/task/tools/utils/ToolResultUtils.ts:26-45;
+cline/cline@e1bdeef apps/vscode/src/core/task/tools/utils/ToolResultUtils.ts:17-111,
+apps/vscode/src/shared/messages/content.ts:83-105; trypear/PearAI-Roo-Code@088f3f4 src/core/Cline.ts
+(``askApproval``: an approval's note and the tool's output are two result blocks);
 trypear/PearAI-Roo-Code@0b6df73 src/core/Cline.ts:1271-1386, src/core/prompts/responses.ts:8-14,
 src/core/assistant-message/parse-assistant-message.ts:6-30
 (research/formats-vscode-family.md 5.4, 5.5, 6.8).
