@@ -15,12 +15,12 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterator
-from contextlib import closing
 
 from aitrail.analyzer import sqlite_safe
 from aitrail.analyzer.bundle import MemberUnreadable
 from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.formats.cline_tasks import TaskFlavour, api_rows
+from aitrail.analyzer.formats.database import each_database_row
 from aitrail.analyzer.formats.decode import decode_json
 from aitrail.analyzer.formats.text import bad_file, bad_record, json_document
 from aitrail.analyzer.rows import Draft, ns_from_iso
@@ -110,35 +110,19 @@ def _manifest_ids(ctx: ParseContext) -> frozenset:
     return ctx.cached(("cline-sdk-manifests",), load)
 
 
-class SessionsUnreadable(Exception):
-    """sessions.db, or its sessions table, cannot be read; the message says why."""
-
-
 def parse_sessions_db(ctx: ParseContext) -> Iterator[Draft]:
     """sessions.db (with its -wal): a ``session:`` row per session whose manifest is not in the bundle."""
     known = _manifest_ids(ctx)
-    try:
-        for row in _stored_sessions(ctx):
-            yield from _session_row(row, known)
-    except SessionsUnreadable as exc:
-        yield bad_file(f"sessions.db: {exc}")
+    yield from each_database_row(ctx, lambda connection: _stored_sessions(connection, known))
 
 
-def _stored_sessions(ctx: ParseContext) -> Iterator[dict]:
-    """The rows of the real ``sessions`` table, streamed from the read-only copy; SessionsUnreadable if none."""
-    try:
-        connection = ctx.sqlite()
-    except sqlite3.Error as exc:
-        raise SessionsUnreadable(f"cannot open: {exc}") from exc
-    with closing(connection):
-        try:
-            real = sqlite_safe.is_real_table(connection, "sessions")  # a view could compute anything
-            rows = sqlite_safe.table_rows(connection, "sessions", "sessions rows") if real else None
-            yield from rows or ()
-        except (sqlite3.Error, MemoryError) as exc:
-            raise SessionsUnreadable(f"cannot read: {exc}") from exc
-        if not real:
-            raise SessionsUnreadable("no sessions table")
+def _stored_sessions(connection: sqlite3.Connection, known: frozenset) -> Iterator[Draft]:
+    """The rows of the real ``sessions`` table (a view could compute anything), streamed."""
+    if not sqlite_safe.is_real_table(connection, "sessions"):
+        yield bad_file("sessions.db: no sessions table")
+        return
+    for row in sqlite_safe.table_rows(connection, "sessions", "sessions rows"):
+        yield from _session_row(row, known)
 
 
 def _session_row(raw: dict, known: frozenset) -> Iterator[Draft]:
