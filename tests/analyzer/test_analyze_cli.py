@@ -69,7 +69,9 @@ def test_summary_json_counts_files_rows_and_recoveries(cli, demo_bundle, tmp_pat
     summary = json.loads(summary_path.read_text())
     stores = {item["store"]: item for item in summary["stores"]}
     assert summary["verified"] is True
-    assert stores["pearai.agent_tasks"]["files"] == 4 and stores["pearai.agent_tasks"]["bad_records"] == 1
+    # two parser: rows, as fixtures/pearai/agent-task/README.md states: the ui_messages.json call left without
+    # output and the API history's last call
+    assert stores["pearai.agent_tasks"]["files"] == 4 and stores["pearai.agent_tasks"]["bad_records"] == 2
     assert stores["pearai.global_state_backup"]["secondary_kept"] == 3
     assert stores["pearai.global_state_backup"]["secondary_dropped"] == 4
     assert summary["rows"] == sum(item["rows"] for item in summary["stores"])
