@@ -9,7 +9,7 @@ import pytest
 
 from aitrail.collector.verify import verify
 from tests.conftest import FIXTURES, all_decompressed, bundle_records
-from tests.fixture_sqlite import build, dump, targets
+from tests.fixture_sqlite import build, dump, split_wal, targets, wal_path
 
 
 def sql_id(path: Path) -> str:
@@ -32,6 +32,45 @@ def test_committed_sqlite_matches_its_sql(sql: Path, database: Path):
         fresh = Path(scratch) / "fresh.db"
         build(sql, fresh)
         assert dump(database) == dump(fresh), "rebuild with: python -m tests.fixture_sqlite"
+
+
+WAL_SQL = """-- target: scratch
+CREATE TABLE message(id INTEGER PRIMARY KEY, text TEXT);
+INSERT INTO message VALUES (1, 'checkpointed');
+-- wal
+INSERT INTO message VALUES (2, 'only in the wal');
+UPDATE message SET text = 'edited in the wal' WHERE id = 1;
+"""
+
+
+def test_a_wal_fixture_keeps_its_newest_rows_in_the_wal_with_the_same_bytes_every_build(tmp_path):
+    sql = tmp_path / "chat.db.sql"
+    sql.write_text(WAL_SQL)
+    built = []
+    for attempt in ("first", "second"):
+        database = tmp_path / attempt / "chat.db"
+        build(sql, database)
+        assert not database.with_name("chat.db-shm").exists()
+        built.append((database.read_bytes(), wal_path(database).read_bytes()))
+        assert "INSERT INTO \"message\" VALUES(2,'only in the wal');" in dump(database)
+        assert "INSERT INTO \"message\" VALUES(1,'edited in the wal');" in dump(database)
+        assert dump(database, with_wal=False)[2] == "INSERT INTO \"message\" VALUES(1,'checkpointed');"
+        assert len(dump(database, with_wal=False)) == len(dump(database)) - 1
+    assert built[0] == built[1], "fixed salts: the same SQL gives the same database and -wal bytes"
+
+
+WAL_SOURCES = sorted(sql for sql in targets() if split_wal(sql.read_text())[1] is not None)
+
+
+@pytest.mark.parametrize("sql", WAL_SOURCES, ids=sql_id)
+def test_a_committed_wal_fixture_has_its_wal_and_the_database_file_alone_holds_only_the_part_above(sql, tmp_path):
+    database = targets()[sql]
+    assert wal_path(database).is_file(), "commit the -wal beside the database"
+    base_only = tmp_path / "base.sql"
+    base_only.write_text(split_wal(sql.read_text())[0])
+    build(base_only, tmp_path / "base.db")
+    assert dump(database, with_wal=False) == dump(tmp_path / "base.db")
+    assert dump(database) != dump(database, with_wal=False), "the -wal part must change what a reader sees"
 
 
 def test_demo_home_collects_verifies_and_accounts(cli, tmp_path):
