@@ -274,3 +274,14 @@ def test_not_a_database_is_one_parser_row():
     rows = drafts(FakeBundle({("cursor-ide.global_state", GLOBAL): b"not sqlite" * 200}), GLOBAL,
                   "cursor_ide.state_vscdb.v1")
     assert len(rows) == 1 and rows[0].text.startswith("parser: unparseable file (state.vscdb: ")
+
+
+def test_a_composer_over_the_held_budget_gives_the_same_rows(monkeypatch):
+    from aitrail.analyzer.parsers.cursor_ide import composers
+
+    rows = [composer(["b1", "b2", "b3"]), bubble("b1", {"type": 1, "text": "one"}),
+            bubble("b2", {"type": 2, "text": "two"}), bubble("b3", '{"cut')]
+    held = [(row.text, row.locator) for row in global_rows(rows)]
+    monkeypatch.setattr(composers, "HELD_BYTES", 20)  # the first bubble only: the others are fetched by key
+    assert [(row.text, row.locator) for row in global_rows(rows)] == held
+    assert [text for text, _ in held if not text.startswith(("composer:", "model:"))][:2] == ["one", "two"]

@@ -1,9 +1,10 @@
 """The global state.vscdb's cursorDiskKV: composerData documents and their bubbleId rows, composer by composer.
 
 Memory follows one composer, not the database: composerData rows are streamed,
-and for each composer only the keys of its bubbles are held; every bubble is
-then fetched through the key index in the order ``fullConversationHeadersOnly``
-gives (bubbles it does not list follow in key order). Bubbles whose composer
+and for each composer its bubbles are read with one query on the key index and
+held (up to HELD_BYTES; past it only keys, each bubble fetched again by key),
+then rendered in the order ``fullConversationHeadersOnly`` gives (bubbles it
+does not list follow in key order). Bubbles whose composer
 has no composerData row (a deleted conversation) are found by one key-only pass
 and read the same way.
 """
@@ -24,6 +25,7 @@ from .workspace import composer_projects
 
 COMPOSER_PREFIX = "composerData:"
 BUBBLE_PREFIX = "bubbleId:"
+HELD_BYTES = 32 * 1024 * 1024  # bubble values of one composer held at once; past it they are fetched one by one
 
 
 def composer_rows(ctx: ParseContext, connection: sqlite3.Connection) -> Iterator[Draft]:
@@ -92,9 +94,7 @@ def _composer(connection: sqlite3.Connection, row: KeyRow, composer: str,
         inline = document.get("conversation")
         for position, bubble in enumerate(inline if isinstance(inline, list) else ()):
             yield from bubble_rows(bubble, row.locator("conversation", position), conversation)
-    keys = [item.key for item in vscode_db.scan_prefix(connection, f"{BUBBLE_PREFIX}{composer}:", CURSOR_TABLE,
-                                                       keys_only=True)]
-    unlisted = dict.fromkeys(keys)
+    unlisted = _bubbles_of(connection, composer)
     headers = (document or {}).get("fullConversationHeadersOnly")
     for position, header in enumerate(headers if isinstance(headers, list) else ()):
         bubble = header.get("bubbleId") if isinstance(header, dict) else None
@@ -105,16 +105,34 @@ def _composer(connection: sqlite3.Connection, row: KeyRow, composer: str,
             missing.session_id = composer
             yield missing
             continue
-        del unlisted[key]
-        yield from _stored_bubble(connection, key, conversation)
-    for key in unlisted:  # stored but not listed: still the conversation's, in key order
-        yield from _stored_bubble(connection, key, conversation)
+        yield from _stored_bubble(connection, key, unlisted.pop(key), conversation)
+    for key, held in unlisted.items():  # stored but not listed: still the conversation's, in key order
+        yield from _stored_bubble(connection, key, held, conversation)
     yield from conversation.ledger.orphans()
 
 
-def _stored_bubble(connection: sqlite3.Connection, key: str, conversation: Conversation) -> Iterator[Draft]:
-    """One ``bubbleId:`` row, fetched by its key through the index, as rows; a damaged value is one row."""
-    row = next((item for item in vscode_db.scan_prefix(connection, key, CURSOR_TABLE) if item.key == key), None)
+def _bubbles_of(connection: sqlite3.Connection, composer: str) -> dict[str, KeyRow | None]:
+    """Key -> row of one composer's bubbles, from one index range; past HELD_BYTES only the key is kept.
+
+    One query per composer keeps a database of thousands of composers fast; the
+    budget keeps a single huge composer from being held whole (those bubbles are
+    fetched again one by one, by key).
+    """
+    found: dict[str, KeyRow | None] = {}
+    held = 0
+    for row in vscode_db.scan_prefix(connection, f"{BUBBLE_PREFIX}{composer}:", CURSOR_TABLE):
+        size = len(row.value) if isinstance(row.value, bytes) else 0
+        keep = held + size <= HELD_BYTES
+        held += size if keep else 0
+        found[row.key] = row if keep else None
+    return found
+
+
+def _stored_bubble(connection: sqlite3.Connection, key: str, row: KeyRow | None,
+                   conversation: Conversation) -> Iterator[Draft]:
+    """One ``bubbleId:`` row as rows (fetched again by key when not held); a damaged value is one row."""
+    if row is None:
+        row = next((item for item in vscode_db.scan_prefix(connection, key, CURSOR_TABLE) if item.key == key), None)
     if row is None:
         return
     try:
@@ -140,6 +158,6 @@ def _orphan_bubbles(connection: sqlite3.Connection, seen: set[str], projects: di
             conversation = Conversation(composer, projects.get(composer, ""))
             yield Draft("system", "composer: no composerData row; its bubbles remain", item.locator(),
                         timestamp_source="none", **conversation.columns())
-        yield from _stored_bubble(connection, item.key, conversation)
+        yield from _stored_bubble(connection, item.key, None, conversation)
     if conversation is not None:
         yield from conversation.ledger.orphans()
