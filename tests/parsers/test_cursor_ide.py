@@ -285,3 +285,12 @@ def test_a_composer_over_the_held_budget_gives_the_same_rows(monkeypatch):
     monkeypatch.setattr(composers, "HELD_BYTES", 20)  # the first bubble only: the others are fetched by key
     assert [(row.text, row.locator) for row in global_rows(rows)] == held
     assert [text for text, _ in held if not text.startswith(("composer:", "model:"))][:2] == ["one", "two"]
+
+
+def test_older_builds_name_models_as_ai_settings_strings():
+    blob = {"aiSettings": {"openAIModel": "claude-3.5-sonnet", "composerModel": "gpt-4o", "privateFTOpenAIModel": None,
+                           "teamIds": []}}
+    rows = global_rows([("ItemTable", APP, blob)])
+    assert [(row.text, row.model) for row in rows] == [
+        ("model: claude-3.5-sonnet (setting aiSettings.openAIModel, file mtime)", "claude-3.5-sonnet"),
+        ("model: gpt-4o (setting aiSettings.composerModel, file mtime)", "gpt-4o")]

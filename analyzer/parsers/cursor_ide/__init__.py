@@ -31,12 +31,14 @@ Sample records (cursorDiskKV)::
       "rawArgs":"{\"command\":\"pytest\"}","result":"{\"exitCode\":1}","status":"completed"}}
 
 References (third-party: Cursor is closed source): tony/agentgrep@0ec73f2
-src/agentgrep/adapters/cursor_ide.py:44-75 (key prefixes, bubble type 1/2), 78-102 (modelConfig,
-modelInfo), 105-124 (gitWorktree), 256-300 (composerHeaders); src/agentgrep/store_catalog/cursor_ide.py:29-186
-(paths, workspace store, conversation-search.db); michaeldhood/chatrxiv@d28513a
-docs/cursor/storage-reference.md (composerData _v 10, bubble _v 3, toolFormerData);
-voideditor/void@b3166e7 src/vs/base/parts/storage/node/storage.ts:188-194,329-331 (ItemTable, backup);
-research/formats-vscode-family.md 1.3, 1.4, 3.
+src/agentgrep/adapters/cursor_ide.py (_CURSOR_STATE_EXACT_KEYS, _CURSOR_COMPOSER_KEY_PREFIXES and
+_CURSOR_BUBBLE_ROLES: key prefixes, bubble type 1/2; _cursor_nested_model: modelConfig, modelInfo;
+_cursor_worktree_origin: gitWorktree; _cursor_composer_headers), src/agentgrep/store_catalog/cursor_ide.py
+(global and workspace databases, composerHeaders, conversation-search.db); michaeldhood/chatrxiv@d28513a
+docs/cursor/storage-reference.md (composerData _v 10, bubble _v 3, toolFormerData), as summarised in
+research/formats-vscode-family.md 3; voideditor/void@b3166e7 src/vs/base/parts/storage/node/storage.ts:188-194,
+329-331 (ItemTable schema, the .backup copy), src/vs/platform/storage/electron-main/storageMain.ts:415-434
+(workspace.json).
 """
 
 from .state import parse_state_vscdb

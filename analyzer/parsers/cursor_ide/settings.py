@@ -67,7 +67,14 @@ def _mode_rows(row: vscode_db.KeyRow, modes, mtime: dict) -> Iterator[Draft]:
 
 
 def _model_rows(row: vscode_db.KeyRow, settings, mtime: dict) -> Iterator[Draft]:
-    config = settings.get("modelConfig") if isinstance(settings, dict) else None
+    """Newer builds: ``aiSettings.modelConfig.<surface>.modelName``; older: ``aiSettings.<surface>Model`` strings."""
+    if not isinstance(settings, dict):
+        return
+    for key, value in settings.items():
+        if key.endswith("Model") and isinstance(value, str) and value:
+            yield Draft("system", f"model: {value} (setting aiSettings.{key}, file mtime)",
+                        row.locator("aiSettings", key), model=value, **mtime)
+    config = settings.get("modelConfig")
     for surface, value in (config.items() if isinstance(config, dict) else ()):
         name = value.get("modelName") if isinstance(value, dict) else None
         if isinstance(name, str) and name:
