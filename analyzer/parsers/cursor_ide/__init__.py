@@ -30,7 +30,7 @@ Sample records (cursorDiskKV)::
       "toolFormerData":{"toolCallId":"toolu_01Xr8KpWq3","name":"run_terminal_cmd",
       "rawArgs":"{\"command\":\"pytest\"}","result":"{\"exitCode\":1}","status":"completed"}}
 
-References (third-party: Cursor is closed source): tony/agentgrep@0ec73f2
+References: (third-party, Cursor is closed source) tony/agentgrep@0ec73f2
 src/agentgrep/adapters/cursor_ide.py (_CURSOR_STATE_EXACT_KEYS, _CURSOR_COMPOSER_KEY_PREFIXES and
 _CURSOR_BUBBLE_ROLES: key prefixes, bubble type 1/2; _cursor_nested_model: modelConfig, modelInfo;
 _cursor_worktree_origin: gitWorktree; _cursor_composer_headers), src/agentgrep/store_catalog/cursor_ide.py
