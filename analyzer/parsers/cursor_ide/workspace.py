@@ -10,17 +10,18 @@ copies of typed prompts (read as a secondary store).
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from aitrail.analyzer.bundle import MemberUnreadable, Source
 from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.formats import vscode_db
-from aitrail.analyzer.formats.text import bad_file, bad_record
+from aitrail.analyzer.formats.text import bad_record
 from aitrail.analyzer.formats.vscode_db import CURSOR_TABLE, ITEM_TABLE
 from aitrail.analyzer.formats.vscode_workspace import workspace_target
 from aitrail.analyzer.rows import Draft, ns_from_ms
 
 from .bubbles import Conversation, bubble_rows
+from .database import database_rows
 
 COMPOSER_LIST = "composer.composerData"
 CHAT_PANEL = "workbench.panel.aichat.view.aichat.chatdata"
@@ -107,15 +108,10 @@ def _known_composers(ctx: ParseContext) -> frozenset[str]:
     return ctx.cached(("cursor_ide.known_composers",), load)  # type: ignore[return-value]
 
 
-def _open(ctx: ParseContext) -> tuple[sqlite3.Connection | None, Draft | None]:
-    try:
-        connection = vscode_db.open_state(ctx)
-    except sqlite3.Error as exc:
-        return None, bad_file(f"{ctx.source.name}: cannot open: {exc}")
-    if not vscode_db.has_table(connection, ITEM_TABLE):
-        connection.close()
-        return None, bad_file(f"{ctx.source.name}: {vscode_db.missing_table(ITEM_TABLE)}")
-    return connection, None
+def _workspace_rows(ctx: ParseContext, rows: Callable[[sqlite3.Connection, str], Iterator[Draft]]) -> Iterator[Draft]:
+    """``rows(connection, project)`` on the context's workspace database (project from its workspace.json)."""
+    project = workspace_project(ctx)
+    yield from database_rows(ctx, (ITEM_TABLE,), lambda connection: rows(connection, project))
 
 
 def parse_workspace_state(ctx: ParseContext) -> Iterator[Draft]:
@@ -124,18 +120,11 @@ def parse_workspace_state(ctx: ParseContext) -> Iterator[Draft]:
     A listed composer with no composerData row is a ``session:`` row; the chat panel's
     tabs are user and assistant rows. The project is the folder's workspace.json.
     """
-    connection, problem = _open(ctx)
-    if connection is None:
-        yield problem
-        return
-    project = workspace_project(ctx)
-    try:
+    def rows(connection: sqlite3.Connection, project: str) -> Iterator[Draft]:
         yield from _listed_rows(ctx, connection, project)
         yield from _panel_rows(connection, project)
-    except sqlite3.Error as exc:
-        yield bad_file(f"{ctx.source.name}: cannot read: {exc}")
-    finally:
-        connection.close()
+
+    yield from _workspace_rows(ctx, rows)
 
 
 def _listed_rows(ctx: ParseContext, connection: sqlite3.Connection, project: str) -> Iterator[Draft]:
@@ -190,18 +179,11 @@ def parse_workspace_prompts(ctx: ParseContext) -> Iterator[Draft]:
 
     The store is secondary: a row equal to a composer's user bubble is dropped by the run.
     """
-    connection, problem = _open(ctx)
-    if connection is None:
-        yield problem
-        return
-    project = workspace_project(ctx)
-    try:
-        for key, text_key, time_key in ((PROMPTS, "text", None), (GENERATIONS, "textDescription", "unixMs")):
-            yield from _prompt_rows(connection, key, text_key, time_key, project)
-    except sqlite3.Error as exc:
-        yield bad_file(f"{ctx.source.name}: cannot read: {exc}")
-    finally:
-        connection.close()
+    def rows(connection: sqlite3.Connection, project: str) -> Iterator[Draft]:
+        yield from _prompt_rows(connection, PROMPTS, "text", None, project)
+        yield from _prompt_rows(connection, GENERATIONS, "textDescription", "unixMs", project)
+
+    yield from _workspace_rows(ctx, rows)
 
 
 def _prompt_rows(connection: sqlite3.Connection, key: str, text_key: str, time_key: str | None,
