@@ -18,6 +18,10 @@ Rules kept here so no caller can get them wrong:
   value longer than MAX_VALUE_BYTES is an ``Oversize`` (the caller writes one
   ``parser:`` row and goes on); text is fetched losslessly as bytes, so a value
   that is not UTF-8 cannot stop the stream;
+- ``scan_prefix`` asks the key's UNIQUE index for a key range (``key >= prefix AND
+  key < next``), in key order, optionally keys only: reading one composer's
+  bubbles costs what they hold, not the table; ``extension_row`` finds an
+  extension's globalState row by its id (exact key first, then any case);
 - locators follow docs/timeline.md: ``sqlite:<table>:<rowid>``, a JSON pointer
   into the value appended as ``/a/0`` (e.g. ``sqlite:ItemTable:1/taskHistory/0``).
 

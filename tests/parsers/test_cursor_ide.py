@@ -294,3 +294,10 @@ def test_older_builds_name_models_as_ai_settings_strings():
     assert [(row.text, row.model) for row in rows] == [
         ("model: claude-3.5-sonnet (setting aiSettings.openAIModel, file mtime)", "claude-3.5-sonnet"),
         ("model: gpt-4o (setting aiSettings.composerModel, file mtime)", "gpt-4o")]
+
+
+def test_a_tool_former_data_that_is_no_object_is_a_parser_row_and_the_text_stays():
+    rows = global_rows([composer(["b1"]), bubble("b1", {"type": 2, "text": "reply", "toolFormerData": "oops"})])
+    assert [(row.turn_type, row.text) for row in rows[-2:]] == [
+        ("assistant", "reply"), ("system", "parser: unparseable record (toolFormerData is not an object): oops")]
+    assert rows[-1].session_id == COMPOSER

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from aitrail.analyzer.formats.calls import CallLedger
+from aitrail.analyzer.formats.text import bad_record
 from aitrail.analyzer.rows import Draft, ns_from_iso, ns_from_ms
 
 USER, ASSISTANT = 1, 2
@@ -99,8 +100,9 @@ def bubble_rows(bubble: object, locator: str, conversation: Conversation) -> Ite
     if isinstance(tool, dict):
         rows.extend(_tool_rows(tool, f"{locator}/toolFormerData", common, conversation.ledger))
     elif tool is not None:
-        rows.append(Draft("system", "parser: unparseable record (toolFormerData is not an object): "
-                          f"{_text(tool)[:300]}", f"{locator}/toolFormerData", timestamp_source="none"))
+        problem = bad_record(f"{locator}/toolFormerData", "toolFormerData is not an object", _text(tool))
+        problem.session_id = conversation.session_id
+        rows.append(problem)
     if not rows:  # an assistant bubble with nothing in it still stands for its record
         rows.append(Draft("assistant", "", locator, **common))
     yield from rows
