@@ -301,3 +301,29 @@ def test_a_tool_former_data_that_is_no_object_is_a_parser_row_and_the_text_stays
     assert [(row.turn_type, row.text) for row in rows[-2:]] == [
         ("assistant", "reply"), ("system", "parser: unparseable record (toolFormerData is not an object): oops")]
     assert rows[-1].session_id == COMPOSER
+
+
+def test_composer_headers_give_a_project_and_list_composers_without_composer_data():
+    data = database([composer(["b1"]), bubble("b1", {"type": 1, "text": "hello"})])
+    handle, path = tempfile.mkstemp(suffix=".vscdb")
+    os.write(handle, data)
+    os.close(handle)
+    connection = sqlite3.connect(path)
+    connection.execute("CREATE TABLE composerHeaders (composerId TEXT PRIMARY KEY, createdAt INTEGER, value TEXT)")
+    uri = {"workspaceIdentifier": {"uri": {"scheme": "file", "path": "/home/alice/src/ingest"}}}
+    connection.executemany("INSERT INTO composerHeaders VALUES (?, ?, ?)", [
+        (COMPOSER, 1764787200000, json.dumps(uri)), ("gone", 1764700000000, json.dumps({"name": "Old", **uri})),
+        (None, 1, "{}")])
+    connection.execute("INSERT INTO composerHeaders VALUES ('bad-utf8', 1, CAST(x'fffe7b' AS TEXT))")  # not UTF-8
+    connection.commit()
+    connection.close()
+    with open(path, "rb") as handle:
+        data = handle.read()
+    os.unlink(path)
+    rows = drafts(FakeBundle({("cursor-ide.global_state", GLOBAL): data}), GLOBAL, "cursor_ide.state_vscdb.v1")
+    assert {row.project_path for row in rows if row.session_id == COMPOSER} == {"/home/alice/src/ingest"}
+    assert [row.text for row in rows if row.text.startswith(("session:", "parser:"))] == [
+        "parser: unparseable record (composerHeaders row without a composerId)",
+        "parser: unparseable record (composerHeaders value is not JSON: Expecting value: line 1 column 1 (char 0))",
+        "session: Old (listed in composerHeaders; its composerData is not in the bundle)",
+        "session: (untitled) (listed in composerHeaders; its composerData is not in the bundle)"]

@@ -8,7 +8,9 @@ The row rules are those of docs/agents/cursor-ide.md:
   2024) or split (``fullConversationHeadersOnly`` + ``bubbleId:<composer>:<bubble>``
   rows), give user, assistant, thinking, tool_use and tool_result rows
   (``toolFormerData``: call and result in one object, ``toolCallId`` joins them),
-  ``model: a -> b`` where a bubble's ``modelInfo`` changes the model; the
+  ``model: a -> b`` where a bubble's ``modelInfo`` changes the model; a
+  ``composerHeaders`` row (newer builds) gives a composer's folder, and a
+  ``session:`` row when its composer has no composerData; the
   ItemTable applicationUser blob gives ``permission setting:`` rows for the
   auto-run allow/deny lists and ``model:`` rows for configured surfaces;
 * workspace ``state.vscdb``: ``composer.composerData`` lists which composers belong

@@ -21,6 +21,7 @@ from aitrail.analyzer.formats.vscode_db import CURSOR_TABLE, KeyRow
 from aitrail.analyzer.rows import Draft
 
 from .bubbles import Conversation, bubble_rows, model_rows, moment
+from .headers import read_headers, unlisted_rows
 from .workspace import composer_projects
 
 COMPOSER_PREFIX = "composerData:"
@@ -34,13 +35,17 @@ def composer_rows(ctx: ParseContext, connection: sqlite3.Connection) -> Iterator
     Raises:
         sqlite3.Error: the table cannot be read (the caller writes the one ``parser:`` row).
     """
-    projects = composer_projects(ctx)
+    headers, problems = read_headers(connection)
+    yield from problems
+    projects = {composer: header.project for composer, header in headers.items() if header.project}
+    projects.update(composer_projects(ctx))  # a workspace database's list wins over the header
     seen: set[str] = set()
     for row in vscode_db.scan_prefix(connection, COMPOSER_PREFIX, CURSOR_TABLE):
         composer = row.key[len(COMPOSER_PREFIX):]
         seen.add(composer)
         yield from _composer(connection, row, composer, projects)
     yield from _orphan_bubbles(connection, seen, projects)
+    yield from unlisted_rows(headers, seen)
 
 
 def _document(row: KeyRow) -> tuple[dict | None, Draft | None]:
