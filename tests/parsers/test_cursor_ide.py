@@ -327,3 +327,12 @@ def test_composer_headers_give_a_project_and_list_composers_without_composer_dat
         "parser: unparseable record (composerHeaders value is not JSON: Expecting value: line 1 column 1 (char 0))",
         "session: Old (listed in composerHeaders; its composerData is not in the bundle)",
         "session: (untitled) (listed in composerHeaders; its composerData is not in the bundle)"]
+
+
+def test_bubbles_of_a_composer_whose_id_holds_a_colon_are_read_once():
+    odd = "a:b"
+    rows = global_rows([("cursorDiskKV", f"composerData:{odd}", {"composerId": odd, "createdAt": 1764787200000}),
+                        ("cursorDiskKV", f"bubbleId:{odd}:b1", {"type": 1, "text": "once"}),
+                        ("cursorDiskKV", "bubbleId:a:b2", {"type": 1, "text": "composer a, deleted"})])
+    assert [(row.session_id, row.text) for row in rows if row.turn_type == "user"] == [
+        (odd, "once"), ("a", "composer a, deleted")]

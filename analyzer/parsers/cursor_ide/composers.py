@@ -151,18 +151,23 @@ def _stored_bubble(connection: sqlite3.Connection, key: str, row: KeyRow | None,
 
 
 def _orphan_bubbles(connection: sqlite3.Connection, seen: set[str], projects: dict[str, str]) -> Iterator[Draft]:
-    """Bubbles whose composer has no composerData row, one conversation per composer id, in key order."""
-    conversation: Conversation | None = None
+    """Bubbles whose composer has no composerData row, one conversation per composer id, in key order.
+
+    One key-only pass finds them; each such composer's bubbles are then read with
+    one range query, as a listed composer's are.
+    """
+    # ids the key split below cannot give: their bubbles were read with their composer
+    taken = tuple(f"{BUBBLE_PREFIX}{composer}:" for composer in seen if ":" in composer)
+    done = ""
     for item in vscode_db.scan_prefix(connection, BUBBLE_PREFIX, CURSOR_TABLE, keys_only=True):
         composer = item.key[len(BUBBLE_PREFIX):].split(":", 1)[0]
-        if composer in seen:
+        if composer in seen or composer == done or (taken and item.key.startswith(taken)):
             continue
-        if conversation is None or conversation.session_id != composer:
-            if conversation is not None:
-                yield from conversation.ledger.orphans()
-            conversation = Conversation(composer, projects.get(composer, ""))
-            yield Draft("system", "composer: no composerData row; its bubbles remain", item.locator(),
-                        timestamp_source="none", **conversation.columns())
-        yield from _stored_bubble(connection, item.key, None, conversation)
-    if conversation is not None:
+        done = composer  # keys are in order, so a composer's bubbles are contiguous
+        conversation = Conversation(composer, projects.get(composer, ""))
+        yield Draft("system", "composer: no composerData row; its bubbles remain", item.locator(),
+                    timestamp_source="none", **conversation.columns())
+        for key, held in _bubbles_of(connection, composer).items():
+            if not (taken and key.startswith(taken)):
+                yield from _stored_bubble(connection, key, held, conversation)
         yield from conversation.ledger.orphans()
