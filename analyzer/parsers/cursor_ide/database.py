@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterator
 
 from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.formats import vscode_db
+from aitrail.analyzer.formats.database import each_database_row
 from aitrail.analyzer.formats.text import bad_file
 from aitrail.analyzer.rows import Draft
 
@@ -17,19 +18,12 @@ def database_rows(ctx: ParseContext, tables: tuple[str, ...],
 
     A database that cannot be opened, that has none of ``tables``, or whose query
     stops (a damaged page, a limit) is one ``parser: unparseable file`` row; the rows
-    given before a failure stay.
+    given before a failure stay (formats/database.py).
     """
-    try:
-        connection = vscode_db.open_state(ctx)
-    except sqlite3.Error as exc:
-        yield bad_file(f"{ctx.source.name}: cannot open: {exc}")
-        return
-    try:
+    def checked(connection: sqlite3.Connection) -> Iterator[Draft]:
         if not any(vscode_db.has_table(connection, table) for table in tables):
             yield bad_file(f"{ctx.source.name}: {vscode_db.missing_table(tables[0])}")
             return
         yield from rows(connection)
-    except sqlite3.Error as exc:
-        yield bad_file(f"{ctx.source.name}: cannot read: {exc}")
-    finally:
-        connection.close()
+
+    yield from each_database_row(ctx, checked)

@@ -30,21 +30,29 @@ WORKSPACE_STORES = ("workspace_state", "workspace_state_backup")
 GLOBAL_STORES = ("global_state", "global_state_backup", "legacy_state")
 
 
+def _folder_projects(ctx: ParseContext) -> dict[tuple[str, str], str]:
+    """(location, workspaceStorage folder) -> project path, from every workspace.json (else meta.json), once."""
+    def load() -> dict[tuple[str, str], str]:
+        found: dict[tuple[str, str], tuple[bool, str]] = {}
+        for source in ctx.related("workspace_map"):
+            folder, primary = (source.location, source.directory), source.name == "workspace.json"
+            if folder in found and found[folder][0]:
+                continue  # workspace.json already gave this folder's project
+            try:
+                target, _ = workspace_target(ctx.read(source))
+            except MemberUnreadable:
+                continue
+            if target is not None and target.path:
+                found[folder] = (primary, target.path)
+        return {folder: path for folder, (_, path) in found.items()}
+
+    return ctx.cached(("cursor_ide.folder_projects",), load)  # type: ignore[return-value]
+
+
 def workspace_project(ctx: ParseContext, source: Source | None = None) -> str:
     """The project of a workspaceStorage folder: its workspace.json (or meta.json) target path, else ''."""
     source = source or ctx.source
-    for name in ("workspace.json", "meta.json"):
-        path = f"{source.directory}/{name}" if source.directory else name
-        found = ctx.bundle.at(source.location, path, f"{source.agent}.workspace_map")
-        if found is None:
-            continue
-        try:
-            target, _ = workspace_target(ctx.read(found))
-        except MemberUnreadable:
-            continue
-        if target is not None and target.path:
-            return target.path
-    return ""
+    return _folder_projects(ctx).get((source.location, source.directory), "")
 
 
 def _value(connection: sqlite3.Connection, key: str) -> tuple[vscode_db.KeyRow | None, object, str]:
