@@ -15,10 +15,11 @@ from aitrail.analyzer.parsers import (
     cline,
     codex,
     continue_,
+    cursor_ide,
     gemini_cli,
     pearai,
     pi,
     vscode_copilot_chat,
 )
 
-MODULES = (pearai, claude_code, codex, gemini_cli, pi, vscode_copilot_chat, continue_, cline)
+MODULES = (pearai, claude_code, codex, gemini_cli, pi, vscode_copilot_chat, continue_, cline, cursor_ide)
