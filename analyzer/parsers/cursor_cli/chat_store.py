@@ -26,7 +26,7 @@ from .content import Conversation
 from .places import chat_place, project_for
 
 MAX_NODES = 200_000  # blobs walked per store: a bound on hostile trees (every blob is visited once anyway)
-META_KEYS = ("name", "mode", "createdAt", "lastUsedModel")
+META_KEYS = ("mode", "createdAt", "lastUsedModel")
 MODEL_PLACEHOLDER = "default"  # written before a model is chosen ([obs]): it names no model
 
 
@@ -138,7 +138,9 @@ class _Walk:
                 continue
             self.seen.add(blob_id)
             if blob_id not in self.blobs.by_id:
-                yield bad_record(parent, f"blob {blob_id} referenced here is not in the blobs table")
+                missing = bad_record(parent, f"blob {blob_id} referenced here is not in the blobs table")
+                missing.session_id = self.conversation.base["session_id"]
+                yield missing
                 continue
             children, rows = self.blob(blob_id, reached=True)
             yield from rows
@@ -152,6 +154,12 @@ class _Walk:
 
     def blob(self, blob_id: str, reached: bool) -> tuple[list[str], list[Draft]]:
         """(children, rows) of one blob: a message's rows, a node's children, or the row saying what it is."""
+        children, rows = self._read(blob_id, reached)
+        for row in rows:  # parser rows too belong to the session
+            row.session_id = self.conversation.base["session_id"]
+        return children, rows
+
+    def _read(self, blob_id: str, reached: bool) -> tuple[list[str], list[Draft]]:
         rowid, data = self.blobs.by_id[blob_id], self.blobs.data(blob_id)
         where = f"sqlite:blobs:{rowid}/data"
         if isinstance(data, sqlite_safe.Oversize):

@@ -72,7 +72,8 @@ def _model_row(ctx: ParseContext, model, origin: str) -> Iterator[Draft]:
     else:
         model_id = model if isinstance(model, str) else ""
     if model_id:
-        yield Draft("system", f"model: {model_id} (the selected model {origin})", "json:/model", model=model_id,
+        yield Draft("system", f"model: {model_id} (selected in {ctx.source.path}, file mtime)", "json:/model",
+                    model=model_id,
                     **file_mtime(ctx))
     elif model is not None:
         yield bad_record("json:/model", "model names no model id", setting_value(model))

@@ -33,13 +33,13 @@ def parse_transcript(ctx: ParseContext) -> Iterator[Draft]:
     """A JSONL transcript (session or sub-agent): one row per text, thinking, tool_use and tool_result block.
 
     ``<user_query>`` text is the user's; the rest of a user message is ``context:``; in a
-    sub-agent's file the user is the delegating agent (``subagent prompt:``). A tool_use
+    sub-agent's file the user is the delegating agent (``subagent prompt:``, tagged or not). A tool_use
     block without an id gets ``pos:<line>.<block>``; a call never answered in the file gets
     the ``parser: no result recorded`` row. A line with a ``type`` and no message is a
     ``record <type>:`` row.
     """
     base, subagent = _base(ctx)
-    conversation = Conversation(base, subagent=subagent)
+    conversation = Conversation(base, subagent=subagent, untagged_is_prompt=subagent)
     for item in read_jsonl(ctx):
         if isinstance(item, Line):
             yield from _line_rows(conversation, item)
@@ -73,7 +73,7 @@ CALL_MARK, RESULT_MARK, THINKING_MARK = "[Tool call]", "[Tool result]", "[Thinki
 
 @dataclass
 class _Block:
-    kind: str  # user, assistant, thinking, call, result, orphan
+    kind: str  # user, assistant, call, result, orphan
     first: int  # line number of its first line
     head: str = ""  # the tool name of a call or result
     lines: list[str] = field(default_factory=list)
@@ -102,11 +102,13 @@ class _TextTranscript:
             if stripped.startswith(mark):
                 yield from self.flush()
                 rest = stripped[len(mark):].strip()
-                self.block = _Block(kind, number, head=rest if kind != "thinking" else "",
-                                    lines=[rest] if kind == "thinking" and rest else [])
+                if kind == "thinking":  # one line: the turn's text follows on the next lines
+                    yield Draft("thinking", rest, f"line:{number}", **self.base)
+                    return
+                self.block = _Block(kind, number, head=rest)
                 return
-        if self.block is not None and self.block.kind in ("call", "result", "thinking") and not stripped:
-            yield from self.flush()  # a tool or thinking block ends at its first blank line
+        if self.block is not None and self.block.kind in ("call", "result") and not stripped:
+            yield from self.flush()  # a tool block ends at its first blank line
             return
         if self.block is None:
             if not stripped:
@@ -129,8 +131,6 @@ class _TextTranscript:
                 yield Draft("system", f"context: {rest}", where, **self.base)
         elif block.kind == "assistant" and block.text.strip():
             yield Draft("assistant", block.text.strip(), where, **self.base)
-        elif block.kind == "thinking":
-            yield Draft("thinking", block.text.strip(), where, **self.base)
         elif block.kind == "call":
             call = Draft("tool_use", _dedent(block.lines), where, tool_name=block.head,
                          tool_use_id=f"pos:{block.first}", **self.base)
@@ -155,7 +155,7 @@ def _dedent(lines: list[str]) -> str:
 def parse_text_transcript(ctx: ParseContext) -> Iterator[Draft]:
     """An older ``agent-transcripts/<id>.txt``: ``user:`` / ``assistant:`` turns with bracketed blocks.
 
-    ``[Thinking]`` is a thinking row, ``[Tool call] <name>`` and its indented arguments a
+    A ``[Thinking]`` line is a thinking row, ``[Tool call] <name>`` and its indented arguments a
     tool_use row (id ``pos:<line>``, the format has none), ``[Tool result] <name>`` a
     tool_result joined to the oldest open call of that tool; user text as in the JSONL.
     Each row cites its block's first line.
