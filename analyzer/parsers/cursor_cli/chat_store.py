@@ -189,11 +189,12 @@ class _Walk:
                           **self.conversation.base) if not row.text.startswith("parser:") else row for row in rows]
         return rows or [Draft("system", f"empty {value['role']} message", where, **self.conversation.base)]
 
-    def unreached(self) -> Iterator[Draft]:
+    def unreached(self, as_latest: bool) -> Iterator[Draft]:
+        """The blobs no walk reached, in table order; ``as_latest`` when there was no root to walk from."""
         for blob_id in self.blobs.order:
             if blob_id not in self.seen:
                 self.seen.add(blob_id)
-                yield from self.blob(blob_id, reached=False)[1]
+                yield from self.blob(blob_id, reached=as_latest)[1]
 
 
 def _session_rows(meta: dict, base: dict) -> Iterator[Draft]:
@@ -216,7 +217,8 @@ def parse_chat_store(ctx: ParseContext) -> Iterator[Draft]:
 
     Every row takes ``createdAt`` (``index`` time: the store records no per-message time);
     messages as in the transcripts, but a user text without ``<user_query>`` is the prompt.
-    Blobs not reached from the latest root give ``not in the latest tree (<type>):`` rows.
+    Blobs not reached from the latest root give ``not in the latest tree (<type>):`` rows;
+    with no root to walk from (meta unreadable), every blob is read in table order.
     """
     try:
         connection = ctx.sqlite()
@@ -250,10 +252,11 @@ def _store_rows(ctx: ParseContext, connection: sqlite3.Connection) -> Iterator[D
     conversation = Conversation(base, untagged_is_prompt=True)
     walk = _Walk(_Blobs(connection), conversation)
     root = meta.get("latestRootBlobId")
-    if isinstance(root, str) and root:
+    has_root = isinstance(root, str) and bool(root)
+    if has_root:
         yield from walk.from_root(root.lower(), meta.get("_locator", "file"))
     elif meta:
         yield bad_record(meta.get("_locator", "file"), "meta names no latestRootBlobId: blobs read in table order",
-                         json.dumps(sorted(meta)))
-    yield from walk.unreached()
+                         json.dumps(sorted(key for key in meta if key != "_locator")))
+    yield from walk.unreached(as_latest=not has_root)
     yield from conversation.finish()

@@ -76,7 +76,8 @@ def _model_row(ctx: ParseContext, model, origin: str) -> Iterator[Draft]:
                     model=model_id,
                     **file_mtime(ctx))
     elif model is not None:
-        yield bad_record("json:/model", "model names no model id", setting_value(model))
+        # the value is not quoted: an unknown shape could hold anything, identity included
+        yield bad_record("json:/model", f"model is a JSON {type(model).__name__} that names no model id")
 
 
 def parse_editor_permissions(ctx: ParseContext) -> Iterator[Draft]:
