@@ -19,6 +19,7 @@ from aitrail.analyzer import sqlite_safe
 from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.formats.decode import decode_json
 from aitrail.analyzer.formats.idioms import setting_value
+from aitrail.analyzer.formats.sqlite_file import database_rows
 from aitrail.analyzer.formats.text import bad_file, bad_record
 from aitrail.analyzer.rows import Draft, format_timestamp, ns_from_ms
 
@@ -220,17 +221,7 @@ def parse_chat_store(ctx: ParseContext) -> Iterator[Draft]:
     Blobs not reached from the latest root give ``not in the latest tree (<type>):`` rows;
     with no root to walk from (meta unreadable), every blob is read in table order.
     """
-    try:
-        connection = ctx.sqlite()
-    except sqlite3.Error as exc:
-        yield bad_file(f"{ctx.source.name}: cannot open: {exc}")
-        return
-    try:
-        yield from _store_rows(ctx, connection)
-    except sqlite3.Error as exc:
-        yield bad_file(f"{ctx.source.name}: cannot read: {exc}")
-    finally:
-        connection.close()
+    yield from database_rows(ctx, _store_rows)
 
 
 def _store_rows(ctx: ParseContext, connection: sqlite3.Connection) -> Iterator[Draft]:

@@ -101,13 +101,16 @@ def parse_prompt_history(ctx: ParseContext) -> Iterator[Draft]:
         yield problem
         return
     for index, prompt in enumerate(document):
-        where = pointer(index)
-        if not isinstance(prompt, str):
-            yield bad_record(where, f"a JSON {type(prompt).__name__}, not a prompt", setting_value(prompt))
-        elif not prompt.strip():
-            yield Draft("system", "empty prompt", where, timestamp_source="none")
-        else:
-            yield Draft("user", prompt.strip(), where, timestamp_source="none")
+        yield _prompt_row(pointer(index), prompt)
+
+
+def _prompt_row(where: str, prompt) -> Draft:
+    """One entry: a prompt as the transcripts' user rows read (stripped), else the row saying what it is."""
+    if not isinstance(prompt, str):
+        return bad_record(where, f"a JSON {type(prompt).__name__}, not a prompt", setting_value(prompt))
+    if not prompt.strip():
+        return Draft("system", "empty prompt", where, timestamp_source="none")
+    return Draft("user", prompt.strip(), where, timestamp_source="none")
 
 
 def parse_agent_tool(ctx: ParseContext) -> Iterator[Draft]:
