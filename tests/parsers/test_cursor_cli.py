@@ -328,3 +328,18 @@ def test_a_plan_gives_plan_task_and_body_rows():
     assert [row.text for row in rows] == ["plan: P | line one\nline two", "task: Do A | status=pending id=a (plan P)",
                                           "plan field isProject: true", "Body text."]
     assert rows[-1].turn_type == "assistant"
+
+
+def test_a_call_outside_the_latest_tree_neither_answers_nor_is_left_open_against_the_conversation(tmp_path):
+    call = json.dumps({"role": "assistant", "content": [
+        {"type": "tool-call", "toolCallId": "c1", "toolName": "Shell", "args": {"command": "ls"}}]}).encode()
+    old_result = json.dumps({"role": "tool", "content": [
+        {"type": "tool-result", "toolCallId": "c1", "toolName": "Shell", "result": "old"}]}).encode()
+    old_call = json.dumps({"role": "assistant", "content": [
+        {"type": "tool-call", "toolCallId": "c0", "toolName": "Read", "args": {}}]}).encode()
+    root = node(call)
+    meta = {"agentId": SESSION, "latestRootBlobId": hashlib.sha256(root).hexdigest()}
+    rows = store_rows(store_db(tmp_path, meta, [call, old_result, old_call, root]))
+    parser_rows = [row.text for row in rows if row.text.startswith("parser:")]
+    assert parser_rows == ["parser: no result recorded for tool call c1 (Shell)"]
+    assert [row.turn_type for row in rows if row.text.startswith("not in the latest tree")] == ["system", "system"]

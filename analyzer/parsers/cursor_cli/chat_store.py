@@ -129,6 +129,9 @@ class _Walk:
     def __init__(self, blobs: _Blobs, conversation: Conversation) -> None:
         self.blobs = blobs
         self.conversation = conversation
+        # blobs outside the latest tree are read apart: their calls and results must not
+        # answer, or be left open against, the calls of the conversation itself
+        self.earlier = Conversation(conversation.base, untagged_is_prompt=True, fragment=True)
         self.seen: set[str] = set()
 
     def from_root(self, root: str, where: str) -> Iterator[Draft]:
@@ -184,7 +187,8 @@ class _Walk:
             return [bad_record(where, f"blob is not valid JSON: {exc}", raw)]
         if not isinstance(value, dict) or not isinstance(value.get("role"), str):
             return [bad_record(where, "blob is JSON without a role", raw)]
-        rows = list(self.conversation.message(value["role"], value.get("content"), where, position))
+        conversation = self.conversation if reached else self.earlier
+        rows = list(conversation.message(value["role"], value.get("content"), where, position))
         if not reached:  # an earlier version of the conversation (rewound, edited), kept in the store
             rows = [Draft("system", f"not in the latest tree ({row.turn_type}): {row.text}", row.locator,
                           **self.conversation.base) if not row.text.startswith("parser:") else row for row in rows]

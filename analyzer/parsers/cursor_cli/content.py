@@ -73,12 +73,16 @@ class Conversation:
         subagent: a sub-agent's conversation, whose "user" is the delegating agent.
         untagged_is_prompt: a user text with no ``<user_query>`` tag at all is the prompt
             (store.db's observed shape) rather than injected context (the transcripts').
+        fragment: the messages are pieces outside the conversation's order (store.db blobs no
+            longer in its tree): a result whose call is not among them is not reported.
     """
 
-    def __init__(self, base: dict, subagent: bool = False, untagged_is_prompt: bool = False) -> None:
+    def __init__(self, base: dict, subagent: bool = False, untagged_is_prompt: bool = False,
+                 fragment: bool = False) -> None:
         self.base = base
         self.subagent = subagent
         self.untagged_is_prompt = untagged_is_prompt
+        self.fragment = fragment
         self.ledger = CallLedger()
 
     def message(self, role: str, content, where: str, position: str) -> Iterator[Draft]:
@@ -155,7 +159,7 @@ class Conversation:
         self.ledger.answered(call_id, name)
         text = result_text(block.get("content", block.get("result", block.get("output"))))
         yield Draft("tool_result", text, where, tool_name=name, tool_use_id=call_id, **self.base)
-        if call is None and not (call_id and self.ledger.was_called(call_id)):
+        if call is None and not self.fragment and not (call_id and self.ledger.was_called(call_id)):
             yield Draft("system", f"parser: tool result for {name or 'an unnamed tool'} with no tool call before it",
                         where, tool_name=name, tool_use_id=call_id, **self.base)
 
