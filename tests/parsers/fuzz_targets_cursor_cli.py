@@ -22,5 +22,6 @@ TARGETS = [
     FuzzTarget("cursor_cli.cli_config.v1", "cursor-cli.cli_config", ".cursor/cli-config.json"),
     FuzzTarget("cursor_cli.permissions.v1", "cursor-cli.editor_allowlists", ".cursor/permissions.json"),
     FuzzTarget("cursor_cli.prompt_history.v1", "cursor-cli.prompt_history", ".config/cursor/prompt_history.json"),
+    FuzzTarget("cursor_cli.ai_tracking.v1", "cursor-cli.ai_tracking", ".cursor/ai-tracking/ai-code-tracking.db"),
     FuzzTarget("cursor_cli.plan.v1", "cursor-cli.plans", ".cursor/plans/login-timeout-fix_8c1d2e3f.plan.md"),
 ]

@@ -343,3 +343,24 @@ def test_a_call_outside_the_latest_tree_neither_answers_nor_is_left_open_against
     parser_rows = [row.text for row in rows if row.text.startswith("parser:")]
     assert parser_rows == ["parser: no result recorded for tool call c1 (Shell)"]
     assert [row.turn_type for row in rows if row.text.startswith("not in the latest tree")] == ["system", "system"]
+
+
+def test_ai_tracking_summaries_deleted_files_and_commits_with_mixed_time_forms(tmp_path):
+    path = tmp_path / "t.db"
+    connection = sqlite3.connect(path)
+    connection.execute("CREATE TABLE conversation_summaries (conversationId, title, tldr, overview, summaryBullets, "
+                       "model, mode, updatedAt)")
+    connection.execute("CREATE TABLE ai_deleted_files (gitPath, composerId, conversationId, model, deletedAt)")
+    connection.execute("CREATE VIEW scored_commits AS SELECT 1 AS commitHash")  # a view is never read
+    connection.execute("INSERT INTO conversation_summaries VALUES ('c1', 'T', NULL, NULL, NULL, 'm', NULL, "
+                       "'2026-11-29T16:40:12Z')")
+    connection.execute("INSERT INTO conversation_summaries VALUES ('c2', 'U', 'x', '', '[\"a\",\"b\"]', NULL, 'agent', "
+                       "'2026-11-29T16:40:12')")  # no zone: not a time
+    connection.execute("INSERT INTO ai_deleted_files VALUES ('a.py', 'k9', NULL, NULL, 1796000350000)")
+    connection.commit()
+    connection.close()
+    name = ".cursor/ai-tracking/ai-code-tracking.db"
+    rows = drafts(FakeBundle({("cursor-cli.ai_tracking", name): path.read_bytes()}), name, "cursor_cli.ai_tracking.v1")
+    assert [(row.text.split(" (from")[0], row.timestamp_source, row.session_id) for row in rows] == [
+        ("session: T", "record", "c1"), ("session: U", "none", "c2"), ("summary: x | a; b", "none", "c2"),
+        ("file deleted by the agent: a.py", "record", "k9")]

@@ -14,7 +14,8 @@ docs/agents/cursor-cli.md), the config file is documented by Cursor. File famili
   walked from ``latestRootBlobId`` with the -wal applied;
 * ``cli-config.json`` (permissions.allow/deny, approvalMode, model; ``authInfo`` never
   read) and ``permissions.json``: ``permission setting:`` and ``model:`` rows;
-* ``prompt_history.json`` (secondary) and ``plans/*.plan.md``.
+* ``prompt_history.json`` (secondary), ``plans/*.plan.md``, and ``ai-tracking/ai-code-tracking.db``
+  (conversation summaries, files the agent deleted, scored commits).
 
 Sample record::
 
@@ -31,6 +32,7 @@ research/formats-cli-agents.md section 7.
 from .chat_store import parse_chat_store
 from .plans import parse_plan
 from .settings import parse_agent_tool, parse_cli_config, parse_editor_permissions, parse_prompt_history
+from .tracking import parse_ai_tracking
 from .transcript import parse_text_transcript, parse_transcript
 
 PARSERS = (
@@ -42,4 +44,5 @@ PARSERS = (
     ("cursor_cli.permissions.v1", parse_editor_permissions),
     ("cursor_cli.prompt_history.v1", parse_prompt_history),
     ("cursor_cli.plan.v1", parse_plan),
+    ("cursor_cli.ai_tracking.v1", parse_ai_tracking),
 )
