@@ -24,7 +24,7 @@ from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.formats.decode import decode_json
 from aitrail.analyzer.formats.idioms import plain, setting_value
 from aitrail.analyzer.formats.sqlite_file import database_rows
-from aitrail.analyzer.formats.text import bad_record
+from aitrail.analyzer.formats.text import bad_file, bad_record
 from aitrail.analyzer.rows import Draft, ns_from_iso, ns_from_ms
 
 SOURCE = "from ai-code-tracking.db"
@@ -107,6 +107,10 @@ def _commit_rows(connection: sqlite3.Connection) -> Iterator[Draft]:
 
 
 def _tracking_rows(ctx: ParseContext, connection: sqlite3.Connection) -> Iterator[Draft]:
+    tables = ("conversation_summaries", "ai_deleted_files", "scored_commits")
+    if not any(sqlite_safe.is_real_table(connection, table) for table in tables):
+        yield bad_file(f"{ctx.source.name}: none of the tables {', '.join(tables)}")
+        return
     yield from _summary_rows(connection)
     yield from _deleted_rows(connection)
     yield from _commit_rows(connection)
