@@ -17,9 +17,9 @@ from collections.abc import Iterator
 
 from aitrail.analyzer import sqlite_safe
 from aitrail.analyzer.context import ParseContext
+from aitrail.analyzer.formats.database import each_database_row
 from aitrail.analyzer.formats.decode import decode_json
 from aitrail.analyzer.formats.idioms import setting_value
-from aitrail.analyzer.formats.sqlite_file import database_rows
 from aitrail.analyzer.formats.text import bad_file, bad_record
 from aitrail.analyzer.rows import Draft, format_timestamp, ns_from_ms
 
@@ -225,7 +225,7 @@ def parse_chat_store(ctx: ParseContext) -> Iterator[Draft]:
     Blobs not reached from the latest root give ``not in the latest tree (<type>):`` rows;
     with no root to walk from (meta unreadable), every blob is read in table order.
     """
-    yield from database_rows(ctx, _store_rows)
+    yield from each_database_row(ctx, lambda connection: _store_rows(ctx, connection))
 
 
 def _store_rows(ctx: ParseContext, connection: sqlite3.Connection) -> Iterator[Draft]:

@@ -21,9 +21,9 @@ from collections.abc import Iterator
 
 from aitrail.analyzer import sqlite_safe
 from aitrail.analyzer.context import ParseContext
+from aitrail.analyzer.formats.database import each_database_row
 from aitrail.analyzer.formats.decode import decode_json
 from aitrail.analyzer.formats.idioms import plain, setting_value
-from aitrail.analyzer.formats.sqlite_file import database_rows
 from aitrail.analyzer.formats.text import bad_file, bad_record
 from aitrail.analyzer.rows import Draft, ns_from_iso, ns_from_ms
 
@@ -118,4 +118,4 @@ def _tracking_rows(ctx: ParseContext, connection: sqlite3.Connection) -> Iterato
 
 def parse_ai_tracking(ctx: ParseContext) -> Iterator[Draft]:
     """ai-code-tracking.db: conversation summaries, files the agent deleted, commits with their AI share."""
-    yield from database_rows(ctx, _tracking_rows)
+    yield from each_database_row(ctx, lambda connection: _tracking_rows(ctx, connection))
