@@ -364,3 +364,9 @@ def test_ai_tracking_summaries_deleted_files_and_commits_with_mixed_time_forms(t
     assert [(row.text.split(" (from")[0], row.timestamp_source, row.session_id) for row in rows] == [
         ("session: T", "record", "c1"), ("session: U", "none", "c2"), ("summary: x | a; b", "none", "c2"),
         ("file deleted by the agent: a.py", "record", "k9")]
+
+
+def test_a_text_line_of_control_characters_is_still_a_row():
+    rows = text_rows(b"user:\n\x1c\n")
+    assert [row.text for row in rows] == ["empty user text"]
+    assert [row.text for row in text_rows(b"\x1c\n")][0].startswith("parser: unparseable record")

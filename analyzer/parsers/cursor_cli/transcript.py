@@ -68,6 +68,7 @@ def _line_rows(conversation: Conversation, line: Line) -> Iterator[Draft]:
 # -- the older plain-text generation ------------------------------------------------------------------
 
 ROLE_LINES = {"user:": "user", "assistant:": "assistant"}
+BLANK = " \t\r\f\v"  # str.strip() would also take control characters such as \x1c for blanks
 CALL_MARK, RESULT_MARK, THINKING_MARK = "[Tool call]", "[Tool result]", "[Thinking]"
 
 
@@ -93,7 +94,7 @@ class _TextTranscript:
         self.ledger = CallLedger()
 
     def line(self, number: int, text: str) -> Iterator[Draft]:
-        stripped = text.strip()
+        stripped = text.strip(BLANK)
         if stripped in ROLE_LINES:
             yield from self.flush()
             self.role = ROLE_LINES[stripped]
@@ -129,8 +130,12 @@ class _TextTranscript:
                 yield Draft("user", prompt, where, **self.base)
             if rest:
                 yield Draft("system", f"context: {rest}", where, **self.base)
-        elif block.kind == "assistant" and block.text.strip():
-            yield Draft("assistant", block.text.strip(), where, **self.base)
+            if not (prompts or rest):  # only characters str.strip() takes for blanks: still a line
+                yield Draft("system", "empty user text", where, **self.base)
+        elif block.kind == "assistant":
+            text = block.text.strip(BLANK + "\n")
+            yield Draft("assistant", text, where, **self.base) if text.strip() else \
+                Draft("system", "empty assistant text", where, **self.base)
         elif block.kind == "call":
             call = Draft("tool_use", _dedent(block.lines), where, tool_name=block.head,
                          tool_use_id=f"pos:{block.first}", **self.base)
