@@ -15,6 +15,7 @@ from aitrail.analyzer.parsers import (
     cline,
     codex,
     continue_,
+    cursor_cli,
     cursor_ide,
     gemini_cli,
     pearai,
@@ -22,4 +23,4 @@ from aitrail.analyzer.parsers import (
     vscode_copilot_chat,
 )
 
-MODULES = (pearai, claude_code, codex, gemini_cli, pi, vscode_copilot_chat, continue_, cline, cursor_ide)
+MODULES = (pearai, claude_code, codex, gemini_cli, pi, vscode_copilot_chat, continue_, cline, cursor_ide, cursor_cli)
