@@ -42,6 +42,7 @@ class MessageInfo:
     project_path: str = ""
     model: str = ""
     created_ns: int | None = None
+    completed_ns: int | None = None
 
 
 def text_of(value) -> str:
@@ -66,8 +67,10 @@ def message_info(data: dict, session_id: str, project_path: str) -> MessageInfo:
     else:
         model = data.get("modelID")  # the model that answered
     cwd = as_dict(data.get("path")).get("cwd")
+    times = as_dict(data.get("time"))
     return MessageInfo(role, session_id, project_path or (cwd if isinstance(cwd, str) else ""),
-                       model if isinstance(model, str) else "", ns_from_ms(as_dict(data.get("time")).get("created")))
+                       model if isinstance(model, str) else "", ns_from_ms(times.get("created")),
+                       ns_from_ms(times.get("completed")))
 
 
 def model_row(previous: str, current: str, locator: str, columns: dict) -> Iterator[Draft]:
@@ -105,8 +108,9 @@ def part_rows(part: dict, info: MessageInfo, locator: str, fallback_ns: int | No
         yield Draft("thinking", text_of(part.get("text")), locator, **base)
     elif kind == "tool":
         yield from _tool_rows(part, locator, base, fallback_ns, calls)
-    elif kind == "step-finish":
-        yield Draft("system", _tokens_text(part, info.model), locator, **base)
+    elif kind == "step-finish":  # without a time of its own: when the message completed, if known
+        finished = columns(info, own or info.completed_ns or fallback_ns)
+        yield Draft("system", _tokens_text(part, info.model), locator, **finished)
     else:
         yield Draft("system", _other_text(kind, part), locator, **base)
 

@@ -48,11 +48,13 @@ class Entry:
     session_id: str = ""
     message_id: str = ""
     part_id: str = ""
+    project_id: str = ""
 
     @property
     def own_id(self) -> str:
         """The id of the entity the file itself holds."""
-        return {"session": self.session_id, "message": self.message_id, "part": self.part_id}[self.kind]
+        return {"session": self.session_id, "message": self.message_id, "part": self.part_id,
+                "project": f"project:{self.project_id}"}[self.kind]
 
 
 def entry_of(path: str, layout: str) -> Entry | None:
@@ -63,6 +65,8 @@ def entry_of(path: str, layout: str) -> Entry | None:
         if parts[index] != "storage":
             continue
         tail = parts[index + 1:-1]
+        if layout == LEGACY and tail == ["project"]:
+            return Entry("project", project_id=stem)
         if layout == LEGACY and len(tail) == 2:
             kind, owner = tail
             if kind == "session":
@@ -118,6 +122,9 @@ def _build_index(ctx: ParseContext) -> Index:
             index.directories[entry.session_id] = text_of(document.get("directory"))
         elif entry.kind == "message":
             index.messages[entry.message_id] = message_info(document, entry.session_id, "")
+    for info in index.messages.values():  # a session file without a directory: its messages' cwd
+        if info.project_path and not index.directories.get(info.session_id):
+            index.directories[info.session_id] = info.project_path
     for info in index.messages.values():
         info.project_path = index.directories.get(info.session_id) or info.project_path
     _model_changes(index)
@@ -176,7 +183,9 @@ def _storage_file(ctx: ParseContext, layout: str) -> Iterator[Draft]:
                         session_id=entry.session_id, project_path=text_of(document.get("directory")))
         return
     index = storage_index(ctx)
-    if entry.kind == "session":
+    if entry.kind == "project":
+        yield _project_row(document, entry)
+    elif entry.kind == "session":
         yield from _session_file(ctx, document, entry)
     elif entry.kind == "message":
         yield from _message_file(document, entry, index)
@@ -193,14 +202,22 @@ def _copy_of(ctx: ParseContext, entry: Entry, layout: str) -> str:
     return ""
 
 
+def _project_row(document: dict, entry: Entry) -> Draft:
+    """``project: <worktree> (id=..., vcs=...)``: the repository a project id (its root commit) stands for."""
+    worktree = text_of(document.get("worktree"))
+    return Draft("system", f"project: {worktree} (id={entry.project_id}, vcs={text_of(document.get('vcs'))})", "file",
+                 timestamp_ns=ns_from_ms(as_dict(document.get("time")).get("created")), project_path=worktree)
+
+
 def _session_file(ctx: ParseContext, document: dict, entry: Entry) -> Iterator[Draft]:
     columns = session_columns(document)
     columns["id"] = entry.session_id
     where = ctx.source.path
     if has_database(ctx):
         where += "; not in opencode.db: deleted after the migration, or never migrated"
+    project = text_of(columns.get("directory")) or storage_index(ctx).directories.get(entry.session_id, "")
     base = {"timestamp_ns": ns_from_ms(columns.get("time_created")), "session_id": entry.session_id,
-            "project_path": text_of(columns.get("directory"))}
+            "project_path": project}
     yield Draft("system", session_text(columns, where), "file", **base)
     if columns.get("permission") is not None:
         yield Draft("system", f"permission setting: session.permission={setting_value(columns['permission'])} "
