@@ -114,8 +114,10 @@ def _session(ctx: ParseContext, connection: sqlite3.Connection, session: dict, t
         for todo in _rows(connection, "todo", TODO_COLUMNS, "session_id = ? ORDER BY position", (session_id,)):
             where = f"sqlite:todo:{todo.get('_rowid')}"
             yield from _checked(todo, where)
-            yield Draft("system", todo_text(todo), where, timestamp_ns=ns_from_ms(todo.get("time_updated")),
-                        session_id=session_id, project_path=directory)
+            # a todo copied by the migration carries the migration's time, not its own: left untimed
+            when = ns_from_ms(todo.get("time_updated")) if context["native"] else None
+            yield Draft("system", todo_text(todo), where, timestamp_ns=when, session_id=session_id,
+                        project_path=directory)
 
 
 def _messages(connection: sqlite3.Connection, context: dict, where: str, tables: dict,
