@@ -64,8 +64,8 @@ def assistant(model: str = "claude-sonnet-4-5", created: int = T + 100) -> dict:
 
 def tool(status: str, call_id: str = "toolu_01A", **state) -> dict:
     return {"type": "tool", "callID": call_id, "tool": "bash",
-            "state": {"status": status, "input": {"command": "rm -rf build"}, "time": {"start": T + 200, "end": T + 300},
-                      **state}}
+            "state": {"status": status, "input": {"command": "rm -rf build"},
+                      "time": {"start": T + 200, "end": T + 300}, **state}}
 
 
 def db_rows(data: bytes, extra: dict | None = None):
@@ -117,7 +117,8 @@ def test_a_tool_part_still_running_gets_the_no_result_row():
 def test_the_model_column_comes_from_the_message_and_a_change_is_a_model_row():
     data = database([(USER, user("claude-opus-4-1")), (ASSISTANT, assistant("claude-sonnet-4-5")),
                      ("msg_3", assistant("claude-opus-4-1", T + 500))],
-                    [("prt_1", USER, {"type": "text", "text": "hi"}), ("prt_2", ASSISTANT, {"type": "text", "text": "a"}),
+                    [("prt_1", USER, {"type": "text", "text": "hi"}),
+                     ("prt_2", ASSISTANT, {"type": "text", "text": "a"}),
                      ("prt_3", "msg_3", {"type": "text", "text": "b"})])
     rows = db_rows(data)
     assert [row.text for row in rows if row.text.startswith("model:")] == [
@@ -127,8 +128,9 @@ def test_the_model_column_comes_from_the_message_and_a_change_is_a_model_row():
 
 
 def test_synthetic_text_and_unknown_part_types_are_system_rows_naming_them():
-    rows = db_rows(database([(USER, user())], [("prt_1", USER, {"type": "text", "synthetic": True, "text": "file body"}),
-                                               ("prt_2", USER, {"type": "hologram", "x": 1})]))
+    parts = [("prt_1", USER, {"type": "text", "synthetic": True, "text": "file body"}),
+             ("prt_2", USER, {"type": "hologram", "x": 1})]
+    rows = db_rows(database([(USER, user())], parts))
     assert [(row.turn_type, row.text) for row in rows[1:]] == [
         ("system", "synthetic text: file body"), ("system", 'unknown part type hologram: {"type":"hologram","x":1}')]
 
@@ -310,8 +312,8 @@ def test_config_permission_rules_are_setting_rows_and_provider_keys_never_appear
 
 
 def test_no_credential_share_secret_or_account_value_reaches_a_golden_timeline():
-    secrets = ("b7e2c9f4-1a6d-4e8b-9c3f-5d0a2e7b4c1f", "e4a1d8c3-7b2f-4a9e-8d5c-1f6b3a0e9c7d", "oc_at_4Jm9", "oc_rt_8Hd2",
-               "alice@example.com", "sk-ant-", "sk-or-v1-", "lin_api_", "Bearer")
+    secrets = ("b7e2c9f4-1a6d-4e8b-9c3f-5d0a2e7b4c1f", "e4a1d8c3-7b2f-4a9e-8d5c-1f6b3a0e9c7d", "oc_at_4Jm9",
+               "oc_rt_8Hd2", "alice@example.com", "sk-ant-", "sk-or-v1-", "lin_api_", "Bearer")
     for case in ("secrets-present", "config-permissions"):
         with open(FIXTURES / "opencode" / case / "expected.csv", newline="", encoding="utf-8") as handle:
             rows = list(csv.DictReader(handle))

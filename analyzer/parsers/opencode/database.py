@@ -21,6 +21,7 @@ from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.formats.calls import CallLedger
 from aitrail.analyzer.formats.decode import decode_json
 from aitrail.analyzer.formats.idioms import setting_value
+from aitrail.analyzer.formats.sqlite_file import oversize_rows, read_database
 from aitrail.analyzer.formats.text import bad_file, bad_record
 from aitrail.analyzer.rows import Draft, ns_from_ms
 
@@ -37,17 +38,7 @@ PERMISSION_COLUMNS = ("project_id", "time_created", "time_updated", "data")
 
 def parse_database(ctx: ParseContext) -> Iterator[Draft]:
     """opencode.db: a ``session metadata:`` row per session, then its messages' part rows, todos and rules."""
-    try:
-        connection = ctx.sqlite()
-    except sqlite3.Error as exc:
-        yield bad_file(f"{ctx.source.name}: cannot open: {exc}")
-        return
-    try:
-        yield from _database_rows(ctx, connection)
-    except sqlite3.Error as exc:
-        yield bad_file(f"{ctx.source.name}: cannot read: {exc}")
-    finally:
-        connection.close()
+    yield from read_database(ctx, _database_rows)
 
 
 def _database_rows(ctx: ParseContext, connection: sqlite3.Connection) -> Iterator[Draft]:
@@ -74,14 +65,6 @@ def _rows(connection: sqlite3.Connection, table: str, names: tuple, where: str,
     return sqlite_safe.table_rows(connection, table, f"{table} rows", names, where, parameters)
 
 
-def _checked(row: dict, locator: str) -> Iterator[Draft]:
-    """A row per value too long to read (it is left out of the row's other columns)."""
-    for column, value in list(row.items()):
-        if isinstance(value, sqlite_safe.Oversize):
-            yield bad_record(f"{locator}/{column}", f"value too long to read ({value.describe()})")
-            row[column] = None
-
-
 def _json(row: dict, column: str, locator: str) -> tuple[object, Draft | None]:
     value = row.get(column)
     if value is None:
@@ -94,7 +77,7 @@ def _json(row: dict, column: str, locator: str) -> tuple[object, Draft | None]:
 
 def _session(ctx: ParseContext, connection: sqlite3.Connection, session: dict, tables: dict) -> Iterator[Draft]:
     locator = f"sqlite:session:{session.get('_rowid')}"
-    yield from _checked(session, locator)
+    yield from oversize_rows(session, locator)
     session_id, directory = text_of(session.get("id")), text_of(session.get("directory"))
     created = ns_from_ms(session.get("time_created"))
     base = {"timestamp_ns": created, "timestamp_source": "record", "session_id": session_id,
@@ -113,7 +96,7 @@ def _session(ctx: ParseContext, connection: sqlite3.Connection, session: dict, t
     if tables["todo"]:
         for todo in _rows(connection, "todo", TODO_COLUMNS, "session_id = ? ORDER BY position", (session_id,)):
             where = f"sqlite:todo:{todo.get('_rowid')}"
-            yield from _checked(todo, where)
+            yield from oversize_rows(todo, where)
             # a todo copied by the migration carries the migration's time, not its own: left untimed
             when = ns_from_ms(todo.get("time_updated")) if context["native"] else None
             yield Draft("system", todo_text(todo), where, timestamp_ns=when, session_id=session_id,
@@ -127,7 +110,7 @@ def _messages(connection: sqlite3.Connection, context: dict, where: str, tables:
     for message in _rows(connection, "message", ROW_COLUMNS, f"{where} ORDER BY session_id, time_created, id",
                          parameters):
         locator = f"sqlite:message:{message.get('_rowid')}"
-        yield from _checked(message, locator)
+        yield from oversize_rows(message, locator)
         data, problem = _json(message, "data", locator)
         if problem or not isinstance(data, dict):
             yield problem or bad_record(f"{locator}/data", "message data is not an object")
@@ -164,7 +147,7 @@ def _parts(connection: sqlite3.Connection, message_id: str, locator: str, info: 
 
 def _part(part: dict, info: MessageInfo, native: bool, calls: CallLedger) -> Iterator[Draft]:
     locator = f"sqlite:part:{part.get('_rowid')}"
-    yield from _checked(part, locator)
+    yield from oversize_rows(part, locator)
     data, problem = _json(part, "data", locator)
     if problem or not isinstance(data, dict):
         yield problem or bad_record(f"{locator}/data", "part data is not an object")
@@ -185,7 +168,7 @@ def _lost_parts(connection: sqlite3.Connection) -> Iterator[Draft]:
 
 def _approvals(ctx: ParseContext, row: dict) -> Iterator[Draft]:
     locator = f"sqlite:permission:{row.get('_rowid')}"
-    yield from _checked(row, locator)
+    yield from oversize_rows(row, locator)
     rules, problem = _json(row, "data", locator)
     if problem:
         yield problem

@@ -248,37 +248,43 @@ def _part_file(document: dict, entry: Entry, index: Index) -> Iterator[Draft]:
 # -- todo/ and permission/ --------------------------------------------------------------------------------
 
 
+def _keyed_document(ctx: ParseContext, what: str, key: str, copy: str) -> Iterator[Draft | list]:
+    """The file's JSON array, or its ``parser:`` row, or the ``legacy copy:`` row when opencode.db holds ``key``."""
+    document, problem = json_document(ctx.data, what, list)
+    if problem is not None:
+        yield problem
+    elif key in database_ids(ctx):
+        yield Draft("system", f"legacy copy: {copy} also in opencode.db; its rows are read from there", "file",
+                    **file_mtime(ctx))
+    else:
+        yield document
+
+
 def parse_legacy_todo(ctx: ParseContext) -> Iterator[Draft]:
     """storage/todo/<session>.json: a ``task:`` row per item, at the file's mtime (items have no time)."""
     session_id = ctx.source.name.removesuffix(".json")
-    items, problem = json_document(ctx.data, "todo file", list)
-    if problem is not None:
-        yield problem
-        return
-    if session_id in database_ids(ctx):
-        yield Draft("system", f"legacy copy: todo list of session {session_id} is also in opencode.db; its rows "
-                              "are read from there", "file", session_id=session_id, **file_mtime(ctx))
-        return
     project = storage_index(ctx).directories.get(session_id, "")
-    for position, item in enumerate(items):
-        if not isinstance(item, dict):
-            yield bad_record(f"json:/{position}", "todo item is not an object", json.dumps(item)[:2000])
+    for found in _keyed_document(ctx, "todo file", session_id, f"todo list of session {session_id} is"):
+        if isinstance(found, Draft):
+            found.session_id = session_id
+            yield found
             continue
-        yield Draft("system", todo_text(item), f"json:/{position}", session_id=session_id, project_path=project,
-                    **file_mtime(ctx))
+        for position, item in enumerate(found):
+            if not isinstance(item, dict):
+                yield bad_record(f"json:/{position}", "todo item is not an object", json.dumps(item)[:2000])
+                continue
+            yield Draft("system", todo_text(item), f"json:/{position}", session_id=session_id,
+                        project_path=project, **file_mtime(ctx))
 
 
 def parse_legacy_permission(ctx: ParseContext) -> Iterator[Draft]:
     """storage/permission/<project>.json: the project's stored "always" approvals, one ``permission setting:`` row."""
     project_id = ctx.source.name.removesuffix(".json")
-    rules, problem = json_document(ctx.data, "permission file", list)
-    if problem is not None:
-        yield problem
-        return
-    if f"permission:{project_id}" in database_ids(ctx):
-        yield Draft("system", f"legacy copy: approvals of project {project_id} are also in opencode.db; its rows "
-                              "are read from there", "file", **file_mtime(ctx))
-        return
-    yield Draft("system", f"permission setting: approved[{project_id}]={setting_value(rules)} "
-                          f"(from {ctx.source.path}: stored \"always\" approvals, file mtime)", "file",
-                **file_mtime(ctx))
+    for found in _keyed_document(ctx, "permission file", f"permission:{project_id}",
+                                 f"approvals of project {project_id} are"):
+        if isinstance(found, Draft):
+            yield found
+            continue
+        yield Draft("system", f"permission setting: approved[{project_id}]={setting_value(found)} "
+                              f"(from {ctx.source.path}: stored \"always\" approvals, file mtime)", "file",
+                    **file_mtime(ctx))

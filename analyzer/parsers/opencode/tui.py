@@ -53,30 +53,24 @@ def expanded_input(entry: dict) -> str:
 
 def parse_prompt_history(ctx: ParseContext) -> Iterator[Draft]:
     """prompt-history.jsonl (secondary): a ``user`` row per prompt, a ``shell prompt:`` row per shell line."""
-    yield from each_line(ctx, _history_row)
-
-
-def _history_row(line: Line) -> Iterator[Draft]:
-    if not isinstance(line.value.get("input"), str):
-        yield bad_line(line.number, "no input text", line.raw)
-        return
-    if line.value.get("mode") == "shell":
-        yield Draft("system", f"shell prompt: {line.value['input']}", line.locator, timestamp_source="none")
-        return
-    yield Draft("user", expanded_input(line.value), line.locator, timestamp_source="none")
+    yield from each_line(ctx, lambda line: _prompt_row(line, stash=False))
 
 
 def parse_prompt_stash(ctx: ParseContext) -> Iterator[Draft]:
     """prompt-stash.jsonl: a ``stashed prompt:`` row per draft set aside, at its ``timestamp``."""
-    yield from each_line(ctx, _stash_row)
+    yield from each_line(ctx, lambda line: _prompt_row(line, stash=True))
 
 
-def _stash_row(line: Line) -> Iterator[Draft]:
+def _prompt_row(line: Line, stash: bool) -> Iterator[Draft]:
     if not isinstance(line.value.get("input"), str):
         yield bad_line(line.number, "no input text", line.raw)
-        return
-    yield Draft("system", f"stashed prompt: {expanded_input(line.value)}", line.locator,
-                timestamp_ns=ns_from_ms(line.value.get("timestamp")))
+    elif stash:
+        yield Draft("system", f"stashed prompt: {expanded_input(line.value)}", line.locator,
+                    timestamp_ns=ns_from_ms(line.value.get("timestamp")))
+    elif line.value.get("mode") == "shell":
+        yield Draft("system", f"shell prompt: {line.value['input']}", line.locator, timestamp_source="none")
+    else:
+        yield Draft("user", expanded_input(line.value), line.locator, timestamp_source="none")
 
 
 def parse_model_state(ctx: ParseContext) -> Iterator[Draft]:
