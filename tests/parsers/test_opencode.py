@@ -178,6 +178,25 @@ def test_share_secrets_in_the_database_are_never_read():
     assert not [row for row in db_rows(data) if "b7e2c9f4" in row.text]
 
 
+def test_messages_and_parts_are_read_in_one_query_whatever_the_number_of_messages():
+    messages = [(f"msg_{number:03d}", assistant(created=T + number)) for number in range(40)]
+    parts = [(f"prt_{number:03d}", f"msg_{number:03d}", {"type": "text", "text": f"step {number}"})
+             for number in range(40)]
+    bundle = FakeBundle({("opencode.opencode_db", DB): database(messages, parts)})
+    statements: list[str] = []
+    original = bundle.open_sqlite
+
+    def traced(source):
+        connection = original(source)
+        connection.set_trace_callback(statements.append)
+        return connection
+
+    bundle.open_sqlite = traced
+    rows = drafts(bundle, DB, "opencode.db.v1")
+    assert [row.text for row in rows if row.turn_type == "assistant"] == [f"step {number}" for number in range(40)]
+    assert len([sql for sql in statements if "FROM part" in sql or "JOIN part" in sql]) <= 3  # not one per message
+
+
 def test_the_newest_rows_only_in_the_wal_are_read(cli, tmp_path: Path):
     case = FIXTURES / "opencode" / "db-only"
     with_wal = timeline(cli, case, tmp_path / "a").decode()

@@ -1,11 +1,14 @@
 """opencode.db (v1.2.0+): sessions, their messages and parts, todos and stored approvals.
 
-Read session by session (by creation time, then id), each session's messages by
-time and id, each message's parts by id (ids ascend with time), so a session's
-rows come out together and a model change is seen where it happens. Messages
-whose session row is gone and parts whose message row is gone are read too,
-after the sessions. The database is a read-only copy with its -wal applied
-(``ctx.sqlite()``), so the newest rows, not yet checkpointed, are read.
+Sessions come first (by creation time, then id); then every message with its
+parts in one query (``message LEFT JOIN part``, ordered by session, message time
+and id, part id; ids ascend with time), so a session's rows come out together
+and a model change is seen where it happens, and the time stays O(n log n)
+whatever indexes the file has (SQLite indexes the join itself where the file
+has none); then the todos, the parts whose message row is gone and the stored
+approvals. A message whose session row is gone is read with its own session id.
+The database is a read-only copy with its -wal applied (``ctx.sqlite()``), so
+the newest rows, not yet checkpointed, are read.
 
 Only the columns named here are selected: ``session_share.secret`` and the
 account and credential tables are never read.
@@ -25,6 +28,7 @@ from aitrail.analyzer.formats.sqlite_file import oversize_rows, read_database
 from aitrail.analyzer.formats.text import bad_file, bad_record
 from aitrail.analyzer.rows import Draft, ns_from_ms
 
+from . import joined
 from .render import MessageInfo, message_info, message_rows, model_row, part_rows, text_of
 from .sessions import is_native, session_text, todo_text
 
@@ -47,12 +51,15 @@ def _database_rows(ctx: ParseContext, connection: sqlite3.Connection) -> Iterato
     if not tables["session"] and not tables["message"]:
         yield bad_file(f"{ctx.source.name}: no session or message table")
         return
+    sessions: dict[str, tuple[str, bool]] = {}  # id -> (directory, written by 1.2+): one small entry a session
     if tables["session"]:
         for session in _rows(connection, "session", SESSION_COLUMNS, "1 ORDER BY time_created, id"):
-            yield from _session(ctx, connection, session, tables)
+            yield from _session(ctx, session, sessions)
     if tables["message"]:
-        orphans = "session_id NOT IN (SELECT id FROM session)" if tables["session"] else "1"
-        yield from _messages(connection, {}, orphans, tables)
+        yield from _messages(connection, sessions, tables["part"])
+    if tables["todo"]:
+        for todo in _rows(connection, "todo", TODO_COLUMNS, "1 ORDER BY session_id, position"):
+            yield from _todo(todo, sessions)
     if tables["part"] and tables["message"]:
         yield from _lost_parts(connection)
     if tables["permission"]:
@@ -75,13 +82,13 @@ def _json(row: dict, column: str, locator: str) -> tuple[object, Draft | None]:
         return None, bad_record(f"{locator}/{column}", f"not JSON: {exc}", text_of(value)[:2000])
 
 
-def _session(ctx: ParseContext, connection: sqlite3.Connection, session: dict, tables: dict) -> Iterator[Draft]:
+def _session(ctx: ParseContext, session: dict, sessions: dict) -> Iterator[Draft]:
     locator = f"sqlite:session:{session.get('_rowid')}"
     yield from oversize_rows(session, locator)
     session_id, directory = text_of(session.get("id")), text_of(session.get("directory"))
-    created = ns_from_ms(session.get("time_created"))
-    base = {"timestamp_ns": created, "timestamp_source": "record", "session_id": session_id,
-            "project_path": directory}
+    sessions[session_id] = (directory, is_native(session.get("version")))
+    base = {"timestamp_ns": ns_from_ms(session.get("time_created")), "timestamp_source": "record",
+            "session_id": session_id, "project_path": directory}
     info = {key: session.get(key) for key in SESSION_COLUMNS}
     yield Draft("system", session_text(info, ctx.source.name), locator, **base)
     rules, problem = _json(session, "permission", locator)
@@ -90,59 +97,77 @@ def _session(ctx: ParseContext, connection: sqlite3.Connection, session: dict, t
     elif rules is not None:
         yield Draft("system", f"permission setting: session.permission={setting_value(rules)} "
                               f"(from {ctx.source.name} session {session_id})", f"{locator}/permission", **base)
-    context = {"session_id": session_id, "project_path": directory, "native": is_native(session.get("version"))}
-    if tables["message"]:
-        yield from _messages(connection, context, "session_id = ?", tables, (session_id,))
-    if tables["todo"]:
-        for todo in _rows(connection, "todo", TODO_COLUMNS, "session_id = ? ORDER BY position", (session_id,)):
-            where = f"sqlite:todo:{todo.get('_rowid')}"
-            yield from oversize_rows(todo, where)
-            # a todo copied by the migration carries the migration's time, not its own: left untimed
-            when = ns_from_ms(todo.get("time_updated")) if context["native"] else None
-            yield Draft("system", todo_text(todo), where, timestamp_ns=when, session_id=session_id,
-                        project_path=directory)
 
 
-def _messages(connection: sqlite3.Connection, context: dict, where: str, tables: dict,
-              parameters: tuple = ()) -> Iterator[Draft]:
-    """The messages ``where`` selects, in order, each followed by its parts; then the open tool calls."""
-    calls, previous = CallLedger(), ""
-    for message in _rows(connection, "message", ROW_COLUMNS, f"{where} ORDER BY session_id, time_created, id",
-                         parameters):
-        locator = f"sqlite:message:{message.get('_rowid')}"
-        yield from oversize_rows(message, locator)
-        data, problem = _json(message, "data", locator)
-        if problem or not isinstance(data, dict):
-            yield problem or bad_record(f"{locator}/data", "message data is not an object")
-            data = {}
-        session_id = context.get("session_id") or text_of(message.get("session_id"))
-        info = message_info(data, session_id, context.get("project_path", ""))
-        if info.created_ns is None:
-            info.created_ns = ns_from_ms(message.get("time_created"))
-        if info.role == "assistant":
-            yield from model_row(previous, info.model, locator, _base(info))
-            previous = info.model or previous
-        yield from message_rows(data, info, locator)
-        if tables["part"]:
-            yield from _parts(connection, text_of(message.get("id")), locator, info, context.get("native", True),
-                              calls)
-    yield from calls.orphans()
+def _todo(todo: dict, sessions: dict) -> Iterator[Draft]:
+    where = f"sqlite:todo:{todo.get('_rowid')}"
+    yield from oversize_rows(todo, where)
+    session_id = text_of(todo.get("session_id"))
+    directory, native = sessions.get(session_id, ("", True))
+    # a todo copied by the migration carries the migration's time, not its own: left untimed
+    when = ns_from_ms(todo.get("time_updated")) if native else None
+    yield Draft("system", todo_text(todo), where, timestamp_ns=when, session_id=session_id, project_path=directory)
+
+
+class _Session:
+    """The running state of one session while its messages stream by: open calls, the last model."""
+
+    def __init__(self, session_id: str, sessions: dict):
+        self.session_id = session_id
+        self.directory, self.native = sessions.get(session_id, ("", True))
+        self.calls, self.previous = CallLedger(), ""
+
+
+def _messages(connection: sqlite3.Connection, sessions: dict, with_parts: bool) -> Iterator[Draft]:
+    """Every message, then its parts; at each change of session, that session's open tool calls."""
+    current: _Session | None = None
+    message_key, message_id, info, found = None, "", MessageInfo(), True
+    for message, part in joined.message_parts(connection, with_parts):
+        if message["_rowid"] != message_key:
+            if not found:
+                yield _no_parts(message_key, message_id, info)
+            session_id = text_of(message.get("session_id"))
+            if current is None or current.session_id != session_id:
+                if current is not None:
+                    yield from current.calls.orphans()
+                current = _Session(session_id, sessions)
+            message_key, message_id, found = message["_rowid"], text_of(message.get("id")), False
+            info, rows = _message(message, current)
+            yield from rows
+        if part is not None:
+            found = True
+            yield from _part(part, info, current.native, current.calls)
+    if message_key is not None and not found:
+        yield _no_parts(message_key, message_id, info)
+    if current is not None:
+        yield from current.calls.orphans()
+
+
+def _no_parts(rowid, message_id: str, info: MessageInfo) -> Draft:
+    return Draft("system", f"message without parts: {message_id} ({info.role or 'no role'})",
+                 f"sqlite:message:{rowid}", **_base(info))
+
+
+def _message(message: dict, session: _Session) -> tuple[MessageInfo, list[Draft]]:
+    locator = f"sqlite:message:{message.get('_rowid')}"
+    rows = list(oversize_rows(message, locator))
+    data, problem = _json(message, "data", locator)
+    if problem or not isinstance(data, dict):
+        rows.append(problem or bad_record(f"{locator}/data", "message data is not an object"))
+        data = {}
+    info = message_info(data, session.session_id, session.directory)
+    if info.created_ns is None:
+        info.created_ns = ns_from_ms(message.get("time_created"))
+    if info.role == "assistant":
+        rows += model_row(session.previous, info.model, locator, _base(info))
+        session.previous = info.model or session.previous
+    rows += message_rows(data, info, locator)
+    return info, rows
 
 
 def _base(info: MessageInfo) -> dict:
     return {"timestamp_ns": info.created_ns, "timestamp_source": "record", "session_id": info.session_id,
             "project_path": info.project_path, "model": info.model}
-
-
-def _parts(connection: sqlite3.Connection, message_id: str, locator: str, info: MessageInfo, native: bool,
-           calls: CallLedger) -> Iterator[Draft]:
-    found = False
-    for part in _rows(connection, "part", ROW_COLUMNS, "message_id = ? ORDER BY id", (message_id,)):
-        found = True
-        yield from _part(part, info, native, calls)
-    if not found:
-        yield Draft("system", f"message without parts: {message_id} ({info.role or 'no role'})",
-                    locator, **_base(info))
 
 
 def _part(part: dict, info: MessageInfo, native: bool, calls: CallLedger) -> Iterator[Draft]:
