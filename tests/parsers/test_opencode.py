@@ -164,6 +164,22 @@ def test_a_bad_part_is_a_parser_row_and_the_next_part_is_read():
     assert rows[-1].text == "after"
 
 
+def test_blob_values_where_text_is_expected_are_read_as_text():
+    data = one_exchange({"type": "text", "text": "done"})
+    with tempfile.TemporaryDirectory() as scratch:
+        path = Path(scratch) / "opencode.db"
+        path.write_bytes(data)
+        connection = sqlite3.connect(path)
+        connection.execute("UPDATE session SET title = X'4120626c6f62', id = X'73657331'")
+        connection.execute("UPDATE message SET session_id = X'73657331'")
+        connection.commit()
+        connection.close()
+        data = path.read_bytes()
+    rows = db_rows(data)
+    assert rows[0].text.startswith("session metadata: A blob (") and rows[0].session_id == "ses1"
+    assert rows[-1].text == "done" and rows[-1].session_id == "ses1"
+
+
 def test_share_secrets_in_the_database_are_never_read():
     data = one_exchange({"type": "text", "text": "done"})
     with tempfile.TemporaryDirectory() as scratch:

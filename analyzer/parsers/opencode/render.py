@@ -24,6 +24,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from aitrail.analyzer.formats.calls import CallLedger
+from aitrail.analyzer.formats.idioms import plain
 from aitrail.analyzer.formats.text import excerpt
 from aitrail.analyzer.rows import Draft, ns_from_ms
 
@@ -51,7 +52,9 @@ def text_of(value) -> str:
         return ""
     if isinstance(value, str):
         return value
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=False)
+    if isinstance(value, bytes):  # a SQLite BLOB where text was expected
+        return plain(value)
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=plain)
 
 
 def as_dict(value) -> dict:
