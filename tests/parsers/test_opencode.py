@@ -135,6 +135,11 @@ def test_synthetic_text_and_unknown_part_types_are_system_rows_naming_them():
         ("system", "synthetic text: file body"), ("system", 'unknown part type hologram: {"type":"hologram","x":1}')]
 
 
+def test_text_of_a_message_whose_role_is_unknown_is_a_system_row_naming_it():
+    rows = db_rows(database([(USER, {"role": "narrator"})], [("prt_1", USER, {"type": "text", "text": "once"})]))
+    assert [(row.turn_type, row.text) for row in rows[1:]] == [("system", "text (message role narrator): once")]
+
+
 def test_a_message_whose_session_row_is_gone_is_still_read():
     data = database([(USER, user())], [("prt_1", USER, {"type": "text", "text": "kept"})])
     with tempfile.TemporaryDirectory() as scratch:

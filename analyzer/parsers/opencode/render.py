@@ -122,7 +122,11 @@ def _text_row(part: dict, info: MessageInfo, locator: str, base: dict) -> Draft:
     text = text_of(part.get("text"))
     if part.get("synthetic") is True:  # OpenCode's own addition (file contents, reminders), not typed
         return Draft("system", f"synthetic text: {text}", locator, **base)
-    return Draft("user" if info.role == "user" else "assistant", text, locator, **base)
+    if info.role in ("user", "assistant"):
+        return Draft(info.role, text, locator, **base)
+    # a role this parser does not know (or a part whose message is missing): named, never guessed
+    label = f"message role {info.role}" if info.role else "no message role: its message is not in the bundle"
+    return Draft("system", f"text ({label}): {text}", locator, **base)
 
 
 def _tool_rows(part: dict, locator: str, base: dict, fallback_ns: int | None, calls: CallLedger) -> Iterator[Draft]:
