@@ -140,6 +140,28 @@ def test_text_of_a_message_whose_role_is_unknown_is_a_system_row_naming_it():
     assert [(row.turn_type, row.text) for row in rows[1:]] == [("system", "text (message role narrator): once")]
 
 
+def test_messages_of_a_without_rowid_table_stay_apart_and_a_partless_message_says_so():
+    with tempfile.TemporaryDirectory() as scratch:
+        path = Path(scratch) / "opencode.db"
+        connection = sqlite3.connect(path)
+        connection.executescript(SCHEMA.replace("CREATE TABLE message (id TEXT PRIMARY KEY, session_id TEXT, "
+                                                "time_created INTEGER, time_updated INTEGER, data TEXT);",
+                                                "CREATE TABLE message (id TEXT PRIMARY KEY, session_id TEXT, "
+                                                "time_created INTEGER, time_updated INTEGER, data TEXT) "
+                                                "WITHOUT ROWID;"))
+        for number, (message_id, data) in enumerate([(USER, user()), (ASSISTANT, assistant())]):
+            connection.execute("INSERT INTO message VALUES (?, ?, ?, ?, ?)",
+                               (message_id, SESSION, T + number, T + number, json.dumps(data)))
+        connection.execute("INSERT INTO part VALUES ('prt_2', ?, ?, ?, ?, ?)",
+                           (ASSISTANT, SESSION, T, T, json.dumps({"type": "text", "text": "reply"})))
+        connection.commit()
+        connection.close()
+        rows = db_rows(path.read_bytes())
+    assert [(row.turn_type, row.text) for row in rows] == [
+        ("system", f"message without parts: {USER} (user)"), ("system", "model: claude-sonnet-4-5"),
+        ("assistant", "reply")]
+
+
 def test_a_message_whose_session_row_is_gone_is_still_read():
     data = database([(USER, user())], [("prt_1", USER, {"type": "text", "text": "kept"})])
     with tempfile.TemporaryDirectory() as scratch:

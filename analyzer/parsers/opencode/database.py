@@ -123,7 +123,8 @@ def _messages(connection: sqlite3.Connection, sessions: dict, with_parts: bool) 
     current: _Session | None = None
     message_key, message_id, info, found = None, "", MessageInfo(), True
     for message, part in joined.message_parts(connection, with_parts):
-        if message["_rowid"] != message_key:
+        key = (message["_rowid"], text_of(message.get("id")))  # a WITHOUT ROWID table has no rowid: the id too
+        if key != message_key:
             if not found:
                 yield _no_parts(message_key, message_id, info)
             session_id = text_of(message.get("session_id"))
@@ -131,7 +132,7 @@ def _messages(connection: sqlite3.Connection, sessions: dict, with_parts: bool) 
                 if current is not None:
                     yield from current.calls.orphans()
                 current = _Session(session_id, sessions)
-            message_key, message_id, found = message["_rowid"], text_of(message.get("id")), False
+            message_key, message_id, found = key, key[1], False
             info, rows = _message(message, current)
             yield from rows
         if part is not None:
@@ -143,9 +144,9 @@ def _messages(connection: sqlite3.Connection, sessions: dict, with_parts: bool) 
         yield from current.calls.orphans()
 
 
-def _no_parts(rowid, message_id: str, info: MessageInfo) -> Draft:
+def _no_parts(key: tuple, message_id: str, info: MessageInfo) -> Draft:
     return Draft("system", f"message without parts: {message_id} ({info.role or 'no role'})",
-                 f"sqlite:message:{rowid}", **_base(info))
+                 f"sqlite:message:{key[0]}", **_base(info))
 
 
 def _message(message: dict, session: _Session) -> tuple[MessageInfo, list[Draft]]:

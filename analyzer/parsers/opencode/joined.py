@@ -23,10 +23,10 @@ def _capped(alias: str, column: str) -> str:
     return f"length({value}), CASE WHEN length({value}) <= {sqlite_safe.MAX_VALUE_BYTES} THEN {value} END"
 
 
-def _rowid(connection: sqlite3.Connection, table: str) -> str:
+def _rowid(connection: sqlite3.Connection, table: str, alias: str) -> str:
     try:
         connection.execute(f'SELECT rowid FROM "{table}" LIMIT 0')
-        return "rowid"
+        return f"{alias}.rowid"
     except sqlite3.OperationalError:  # a WITHOUT ROWID table
         return "NULL"
 
@@ -46,10 +46,10 @@ def message_parts(connection: sqlite3.Connection, with_parts: bool) -> Iterator[
     part_stored = sqlite_safe.stored_columns(connection, "part") if with_parts else []
     join = with_parts and "message_id" in part_stored and "id" in part_stored
     part_columns = [name for name in PART_COLUMNS if name in part_stored] if join else []
-    select = [f"m.{_rowid(connection, 'message')}"] + [_capped("m", name) for name in message_columns]
+    select = [_rowid(connection, "message", "m")] + [_capped("m", name) for name in message_columns]
     if join:
-        select += [f"p.{_rowid(connection, 'part')}"] + [_capped("p", name) for name in part_columns]
-    order = [f'm."{name}"' for name in ("session_id", "time_created", "id") if name in message_columns] or ["m.rowid"]
+        select += [_rowid(connection, "part", "p")] + [_capped("p", name) for name in part_columns]
+    order = [f'm."{name}"' for name in ("session_id", "time_created", "id") if name in message_columns] or [select[0]]
     sql = f"SELECT {', '.join(select)} FROM message AS m"
     if join:
         sql += " LEFT JOIN part AS p ON p.message_id = m.id"
