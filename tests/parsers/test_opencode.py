@@ -388,8 +388,8 @@ def test_no_credential_share_secret_or_account_value_reaches_a_golden_timeline()
 def test_a_migrated_home_gives_the_same_timeline_with_one_or_two_workers(cli, tmp_path: Path):
     """Each worker builds the database ids and the storage index itself (ctx.cached): the rows must not differ."""
     case = FIXTURES / "opencode" / "migrated"
-    one = timeline(cli, case, tmp_path, "--jobs", "1", name="one.csv")
-    two = timeline(cli, case, tmp_path, "--jobs", "2", name="two.csv")
+    one = timeline(cli, case, tmp_path / "one", "--jobs", "1", name="one.csv")
+    two = timeline(cli, case, tmp_path / "two", "--jobs", "2", name="two.csv")
     assert one == two
     rows = list(csv.DictReader(one.decode().splitlines()))
     prompts = [row["session_id"] for row in rows if row["turn_type"] == "user"]
