@@ -22,9 +22,10 @@ from collections.abc import Iterator
 from aitrail.analyzer import sqlite_safe
 from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.formats.calls import CallLedger
+from aitrail.analyzer.formats.database import each_database_row
 from aitrail.analyzer.formats.decode import decode_json
 from aitrail.analyzer.formats.idioms import setting_value
-from aitrail.analyzer.formats.sqlite_file import oversize_rows, read_database
+from aitrail.analyzer.formats.sqlite_values import oversize_rows
 from aitrail.analyzer.formats.text import bad_file, bad_record
 from aitrail.analyzer.rows import Draft, ns_from_ms
 
@@ -42,7 +43,7 @@ PERMISSION_COLUMNS = ("project_id", "time_created", "time_updated", "data")
 
 def parse_database(ctx: ParseContext) -> Iterator[Draft]:
     """opencode.db: a ``session metadata:`` row per session, then its messages' part rows, todos and rules."""
-    yield from read_database(ctx, _database_rows)
+    yield from each_database_row(ctx, lambda connection: _database_rows(ctx, connection))
 
 
 def _database_rows(ctx: ParseContext, connection: sqlite3.Connection) -> Iterator[Draft]:
