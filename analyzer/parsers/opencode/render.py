@@ -179,24 +179,28 @@ def _tokens_text(part: dict, model: str) -> str:
     return f"tokens generated: model={model} {' '.join(counts)} (step finish: {text_of(part.get('reason'))})"
 
 
+def _attachment(part: dict) -> str:
+    url = text_of(part.get("url"))
+    shown = "data: URL" if url.startswith("data:") else url  # inline content is not repeated
+    return f"attachment: {text_of(part.get('filename'))} ({text_of(part.get('mime'))}, {shown})"
+
+
+# part type -> its system row's text, from the part's fields
+_OTHER_PARTS = {
+    "step-start": lambda part: f"step start: snapshot={text_of(part.get('snapshot'))}",
+    "file": _attachment,
+    "agent": lambda part: f"agent: @{text_of(part.get('name'))}",
+    "subtask": lambda part: (f"subtask: agent={text_of(part.get('agent'))} "
+                             f"description={text_of(part.get('description'))}: {text_of(part.get('prompt'))}"),
+    "snapshot": lambda part: f"snapshot: {text_of(part.get('snapshot'))}",
+    "patch": lambda part: f"patch: {text_of(part.get('hash'))} files={text_of(part.get('files'))}",
+    "retry": lambda part: (f"retry: attempt={text_of(part.get('attempt'))} "
+                           f"error={excerpt(text_of(part.get('error')))}"),
+    "compaction": lambda part: f"compaction: auto={text_of(part.get('auto'))}",
+}
+
+
 def _other_text(kind, part: dict) -> str:
-    if kind == "step-start":
-        return f"step start: snapshot={text_of(part.get('snapshot'))}"
-    if kind == "file":
-        url = text_of(part.get("url"))
-        shown = "data: URL" if url.startswith("data:") else url  # inline content is not repeated
-        return f"attachment: {text_of(part.get('filename'))} ({text_of(part.get('mime'))}, {shown})"
-    if kind == "agent":
-        return f"agent: @{text_of(part.get('name'))}"
-    if kind == "subtask":
-        return (f"subtask: agent={text_of(part.get('agent'))} description={text_of(part.get('description'))}: "
-                f"{text_of(part.get('prompt'))}")
-    if kind == "snapshot":
-        return f"snapshot: {text_of(part.get('snapshot'))}"
-    if kind == "patch":
-        return f"patch: {text_of(part.get('hash'))} files={text_of(part.get('files'))}"
-    if kind == "retry":
-        return f"retry: attempt={text_of(part.get('attempt'))} error={excerpt(text_of(part.get('error')))}"
-    if kind == "compaction":
-        return f"compaction: auto={text_of(part.get('auto'))}"
-    return f"unknown part type {text_of(kind)}: {excerpt(text_of(part))}"
+    """The text of a part that is no text, reasoning, tool or step-finish part; an unknown type is named."""
+    render = _OTHER_PARTS.get(kind) if isinstance(kind, str) else None
+    return render(part) if render else f"unknown part type {text_of(kind)}: {excerpt(text_of(part))}"

@@ -76,9 +76,10 @@ def _prompt_row(line: Line, stash: bool) -> Iterator[Draft]:
 def parse_model_state(ctx: ParseContext) -> Iterator[Draft]:
     """model.json: a ``model:`` row per recently used and favourite model, and per chosen variant."""
     document, problem = json_document(ctx.data, "model.json")
-    if problem is not None:
-        yield problem
-        return
+    yield from (problem,) if problem is not None else _model_rows(ctx, document)
+
+
+def _model_rows(ctx: ParseContext, document: dict) -> Iterator[Draft]:
     origin = f"from {ctx.source.path}, file mtime"
     for key, label in (("recent", "recently used #{n} in the TUI"), ("favorite", "a favourite in the TUI")):
         entries = document.get(key)
