@@ -18,9 +18,10 @@ from aitrail.analyzer.parsers import (
     cursor_cli,
     cursor_ide,
     gemini_cli,
+    opencode,
     pearai,
     pi,
     vscode_copilot_chat,
 )
 
-MODULES = (pearai, claude_code, codex, gemini_cli, pi, vscode_copilot_chat, continue_, cline, cursor_ide, cursor_cli)
+MODULES = (pearai, claude_code, codex, gemini_cli, pi, vscode_copilot_chat, continue_, cline, cursor_ide, cursor_cli, opencode)
