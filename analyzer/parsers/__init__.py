@@ -24,4 +24,5 @@ from aitrail.analyzer.parsers import (
     vscode_copilot_chat,
 )
 
-MODULES = (pearai, claude_code, codex, gemini_cli, pi, vscode_copilot_chat, continue_, cline, cursor_ide, cursor_cli, opencode)
+MODULES = (pearai, claude_code, codex, gemini_cli, pi, vscode_copilot_chat, continue_, cline, cursor_ide, cursor_cli,
+           opencode)
