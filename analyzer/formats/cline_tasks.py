@@ -27,6 +27,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Protocol
 
 from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.formats.calls import CallLedger
@@ -190,6 +191,19 @@ class TaskFlavour:
 
     tool_names: tuple[str, ...]
     columns: Callable[[ParseContext], dict]
+    # a fork that reads some API messages its own way (Roo Code: native tool blocks, condensed context);
+    # None keeps the walk's reading of every message
+    reader: Callable[[ParseContext, list], MessageReader] | None = None
+
+
+class MessageReader(Protocol):
+    """A fork's reading of the API messages of one file (TaskFlavour.reader builds one per file)."""
+
+    def rows(self, message: dict, index: int, moment: dict, default: Iterator[Draft]) -> Iterator[Draft]:
+        """The rows of one well-formed message; ``default`` (lazy) is the walk's own reading of it."""
+
+    def finish(self) -> Iterator[Draft]:
+        """Rows owed when the file ends (calls the fork's reading left open)."""
 
 
 def task_id(ctx: ParseContext) -> str:
@@ -223,6 +237,7 @@ def read_api_history(ctx: ParseContext, flavour: TaskFlavour) -> Iterator[Draft]
         return
     base = flavour.columns(ctx)
     calls = CallLedger()  # ids are the assistant message's index: calls join results by position and tool name
+    reader = flavour.reader(ctx, messages) if flavour.reader is not None else None
     for index, message in enumerate(messages):
         locator = f"json:/{index}"
         if not isinstance(message, dict) or message.get("role") not in ("user", "assistant"):
@@ -234,13 +249,21 @@ def read_api_history(ctx: ParseContext, flavour: TaskFlavour) -> Iterator[Draft]
         if not isinstance(blocks, list):
             yield bad_record(f"{locator}/content", "content is neither text nor a list of blocks")
             continue
-        if message["role"] == "assistant":
-            yield from calls.orphans()
-            yield from _assistant(blocks, index, locator, moment, calls, flavour.tool_names)
-        else:
-            yield from _user(blocks, locator, moment, calls)
-            calls.forget()  # the next user message answers the next assistant message's calls only
+        rows = _message_rows(message["role"], blocks, index, locator, moment, calls, flavour)
+        yield from reader.rows(message, index, moment, rows) if reader is not None else rows
+    if reader is not None:
+        yield from reader.finish()
     yield from calls.orphans()
+
+
+def _message_rows(role: str, blocks: list, index: int, locator: str, moment: dict, calls: CallLedger,
+                  flavour: TaskFlavour) -> Iterator[Draft]:
+    if role == "assistant":
+        yield from calls.orphans()
+        yield from _assistant(blocks, index, locator, moment, calls, flavour.tool_names)
+    else:
+        yield from _user(blocks, locator, moment, calls)
+        calls.forget()  # the next user message answers the next assistant message's calls only
 
 
 def _assistant(blocks: list, index: int, locator: str, moment: dict, calls: CallLedger,
