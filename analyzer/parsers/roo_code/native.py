@@ -108,11 +108,19 @@ class RooReader:
         elif self.native:
             rows = self._native(message, locator, moment)
         else:
-            rows = default
+            rows = self._unwrapped(default)
         mark = self._mark(message)
         for row in rows:
             if mark and not row.text.startswith(KEPT_PREFIXES):
                 row.text = mark + row.text
+            yield row
+
+    @staticmethod
+    def _unwrapped(rows: Iterator[Draft]) -> Iterator[Draft]:
+        for row in rows:  # the walk knows Cline's <task>; Roo's prompts and answers come in <user_message>
+            prompt = _unwrap_user_message(row.text) if row.turn_type == "user" else None
+            if prompt is not None:
+                row.text = prompt
             yield row
 
     def finish(self) -> Iterator[Draft]:

@@ -66,7 +66,7 @@ def custom_mode_rows(ctx: ParseContext, modes: object, locator: str) -> Iterator
         if not isinstance(mode, dict) or not isinstance(mode.get("slug"), str):
             yield bad_record(where, "custom mode without a slug")
             continue
-        source = f" source={mode['source']}" if isinstance(mode.get("source"), str) else ""
+        source = f" {mode['source']} mode," if isinstance(mode.get("source"), str) else ""  # global or project
         yield Draft("system", f"permission setting: customModes[{mode['slug']}].groups="
                               f"{setting_value(mode.get('groups'))} (from state.vscdb {EXTENSION_ROW.lower()},"
                               f"{source} file mtime)", f"{where}/groups", **file_mtime(ctx))

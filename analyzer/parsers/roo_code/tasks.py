@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from aitrail.analyzer.bundle import MemberUnreadable
 from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.formats.cline_tasks import (
     TaskFlavour,
@@ -19,6 +20,7 @@ from aitrail.analyzer.formats.cline_tasks import (
     task_id,
 )
 from aitrail.analyzer.formats.decode import decode_json
+from aitrail.analyzer.formats.text import json_document
 from aitrail.analyzer.formats.vscode_state import task_workspaces
 from aitrail.analyzer.rows import Draft
 
@@ -51,15 +53,30 @@ def parse_task(ctx: ParseContext) -> Iterator[Draft]:
 
     claude_messages.json, the name Cline used before ui_messages.json and that Roo still
     reads as API history, is read by its shape: Anthropic messages as the API history, UI
-    events as ui_messages.json. task_metadata.json gives no rows.
+    events as ui_messages.json. ui_messages.json is also read when the API history beside it
+    is damaged. task_metadata.json gives no rows.
     """
-    if ctx.source.name != OLD_NAME:
+    if ctx.source.name == "ui_messages.json" and _api_history_unreadable(ctx):
+        yield from read_ui_messages(ctx, FLAVOUR)  # the API history gave its parser row; the UI copy stands in
+    elif ctx.source.name != OLD_NAME:
         yield from read_task_file(ctx, FLAVOUR)
     elif _holds_ui_events(ctx.data):
         if ctx.sibling("api_conversation_history.json") is None:
             yield from read_ui_messages(ctx, FLAVOUR)
     else:
         yield from read_api_history(ctx, FLAVOUR)
+
+
+def _api_history_unreadable(ctx: ParseContext) -> bool:
+    """Whether the task's api_conversation_history.json is in the bundle but is no JSON array."""
+    source = ctx.sibling("api_conversation_history.json")
+    if source is None:
+        return False
+    try:
+        _, problem = json_document(ctx.read(source), "api_conversation_history.json", list)
+    except MemberUnreadable:
+        return True
+    return problem is not None
 
 
 def _holds_ui_events(data: bytes) -> bool:
