@@ -54,9 +54,12 @@ def parse_task(ctx: ParseContext) -> Iterator[Draft]:
     claude_messages.json, the name Cline used before ui_messages.json and that Roo still
     reads as API history, is read by its shape: Anthropic messages as the API history, UI
     events as ui_messages.json. ui_messages.json is also read when the API history beside it
-    is damaged. task_metadata.json gives no rows.
+    is damaged. task_metadata.json gives no rows (one parser row when it is not a JSON object).
     """
-    if ctx.source.name == "ui_messages.json" and _api_history_unreadable(ctx):
+    if ctx.source.name == "task_metadata.json":
+        _, problem = json_document(ctx.data, "task_metadata.json", dict)
+        yield from (problem,) if problem is not None else ()  # files in context: no rows, but damage is said
+    elif ctx.source.name == "ui_messages.json" and _api_history_unreadable(ctx):
         yield from read_ui_messages(ctx, FLAVOUR)  # the API history gave its parser row; the UI copy stands in
     elif ctx.source.name != OLD_NAME:
         yield from read_task_file(ctx, FLAVOUR)
