@@ -14,7 +14,13 @@ from collections.abc import Iterator
 from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.formats.idioms import file_mtime, setting_value
 from aitrail.analyzer.formats.text import bad_file, bad_record
-from aitrail.analyzer.formats.vscode_state import StateUnreadable, approval_rows, extension_state, read_row
+from aitrail.analyzer.formats.vscode_state import (
+    ItemRow,
+    StateUnreadable,
+    approval_rows,
+    extension_state,
+    read_row,
+)
 from aitrail.analyzer.rows import Draft
 
 from .history import history_rows
@@ -37,14 +43,12 @@ def parse_global_state(ctx: ParseContext) -> Iterator[Draft]:
     groups (at the file's mtime), then one ``task:`` row per taskHistory entry whose task has
     no history_item.json in the bundle. A damaged database or row is one ``parser:`` row.
     """
-    try:
-        row = read_row(ctx, EXTENSION_ROW)
-        state = extension_state(row) if row is not None else None
-    except StateUnreadable as exc:
-        yield bad_file(f"{ctx.source.name}: {exc}")
-        return
-    if state is None:
-        return
+    loaded = _extension_row(ctx)
+    if isinstance(loaded, Draft):
+        yield loaded
+    if not isinstance(loaded, tuple):
+        return  # unreadable (said above), or no Roo Code row in this database
+    row, state = loaded
     yield from approval_rows(ctx, state, row, EXTENSION_ROW, APPROVAL_KEYS)
     yield from custom_mode_rows(ctx, state.get("customModes"), row.locator())
     history = state.get("taskHistory")
@@ -52,6 +56,15 @@ def parse_global_state(ctx: ParseContext) -> Iterator[Draft]:
         yield bad_record(f"{row.locator()}/taskHistory", "taskHistory is not an array")
     elif history:
         yield from history_rows(ctx, history, f"{row.locator()}/taskHistory")
+
+
+def _extension_row(ctx: ParseContext) -> tuple[ItemRow, dict] | Draft | None:
+    """The extension's row and its JSON object; the ``parser:`` row when unreadable; None when absent."""
+    try:
+        row = read_row(ctx, EXTENSION_ROW)
+        return (row, extension_state(row)) if row is not None else None
+    except StateUnreadable as exc:
+        return bad_file(f"{ctx.source.name}: {exc}")
 
 
 def custom_mode_rows(ctx: ParseContext, modes: object, locator: str) -> Iterator[Draft]:
