@@ -213,3 +213,19 @@ def test_mcp_always_allow_is_a_permission_setting_and_no_secret_is_shown():
     texts = [row.text for row in drafts(bundle, path, "roo_code.mcp_settings.v1")]
     assert 'permission setting: mcpServers[db].alwaysAllow=["query"] (from mcp_settings.json, file mtime)' in texts
     assert "hunter2" not in "\n".join(texts)
+
+
+def test_without_a_task_list_the_project_is_the_workspace_the_environment_details_name():
+    details = {"type": "text", "text": "<environment_details>\n# Current Workspace Directory (/home/alice/src/ledger) "
+                                       "Files\nledger/\n</environment_details>"}
+    rows = task_rows({API: [user({"type": "text", "text": "<user_message>\nhi\n</user_message>"}, details)]})
+    assert {row.project_path for row in rows} == {"/home/alice/src/ledger"}
+    assert rows[1].turn_type == "system"  # the details are injected, never a user row
+
+
+def test_no_credential_of_any_fixture_reaches_a_golden_row():
+    fixtures = Path(__file__).resolve().parents[2] / "fixtures" / "roo-code"
+    timelines = "".join(path.read_text() for path in sorted(fixtures.glob("*/expected.csv")))
+    assert timelines
+    for secret in ("ghp_", "sk-or-v1", "hunter2", "[118,49,48", "roo_cline_config_api_config"):
+        assert secret not in timelines

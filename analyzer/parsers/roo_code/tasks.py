@@ -36,13 +36,36 @@ TOOL_NAMES = (
     "fetch_instructions", "codebase_search", "update_todo_list", "run_slash_command", "generate_image",
 )
 OLD_NAME = "claude_messages.json"
+WORKSPACE_LINE = b"# Current Workspace Directory ("  # src/core/environment/getEnvironmentDetails.ts:230
 
 
 def _task_columns(ctx: ParseContext) -> dict:
-    """session_id (the task folder) and project_path (history_item.json, else the globalState task list)."""
+    """The columns of every row of a task file: session_id and project_path.
+
+    session_id is the task folder's name; project_path the workspace of the task's history_item.json,
+    else of its globalState taskHistory entry, else the one the API history's first
+    ``<environment_details>`` names.
+    """
     task = task_id(ctx)
-    project = workspace_of(ctx, task) or task_workspaces(ctx, EXTENSION_ROW).get(task, "")
+    project = (workspace_of(ctx, task) or task_workspaces(ctx, EXTENSION_ROW).get(task, "")
+               or (_environment_workspace(ctx.data) if ctx.source.name != "ui_messages.json" else ""))
     return {"session_id": task, "project_path": project}
+
+
+def _environment_workspace(data: bytes) -> str:
+    """The path of the first ``# Current Workspace Directory (<path>) Files`` line, as the JSON text holds it."""
+    start = data.find(WORKSPACE_LINE)
+    if start < 0:
+        return ""
+    start += len(WORKSPACE_LINE)
+    end = data.find(b") Files", start, start + 4096)  # a path is short; never search the whole file
+    if end < 0:
+        return ""
+    try:
+        path = decode_json(b'"' + data[start:end] + b'"')
+    except (ValueError, UnicodeDecodeError):
+        return ""
+    return path if isinstance(path, str) and "\n" not in path else ""
 
 
 FLAVOUR = TaskFlavour(tool_names=TOOL_NAMES, columns=_task_columns, reader=lambda ctx, messages: RooReader(messages))
