@@ -229,3 +229,18 @@ def test_no_credential_of_any_fixture_reaches_a_golden_row():
     assert timelines
     for secret in ("ghp_", "sk-or-v1", "hunter2", "[118,49,48", "roo_cline_config_api_config"):
         assert secret not in timelines
+
+
+def test_fields_of_the_wrong_type_never_raise():
+    odd = [["x"], {"a": 1}, 3, None]
+    history = [assistant(call("toolu_a"), condenseParent=value, truncationParent=value) for value in odd]
+    history += [assistant({"type": "text", "text": "s"}, isSummary=True, condenseId=value) for value in odd]
+    history += [user(result("toolu_a", '{"status":["denied"],"feedback":"x"}'))]
+    history += [user({"type": "tool_result", "tool_use_id": ["toolu_a"], "content": {"x": 1}})]
+    rows = task_rows({API: history})
+    assert rows and all(isinstance(row.text, str) for row in rows)
+    entries = [{"id": ["x"]}, {"id": {"y": 1}}, ENTRY]
+    bundle = FakeBundle({("roo-code.task_index", INDEX): encode({"entries": entries}),
+                         ("roo-code.history_items", ITEM): encode(ENTRY)})
+    index_rows = drafts(bundle, INDEX, "roo_code.task_index.v1")
+    assert [row.text.startswith("parser:") for row in index_rows] == [True, True]

@@ -60,7 +60,7 @@ def history_rows(ctx: ParseContext, entries: list, locator: str) -> Iterator[Dra
     """
     own = items_with_own_file(ctx)
     for position, item in enumerate(entries):
-        if isinstance(item, dict) and item.get("id") in own:
+        if isinstance(item, dict) and isinstance(item.get("id"), str) and item["id"] in own:
             continue  # that task's row comes from its history_item.json
         yield task_row(item, f"{locator}/{position}")
 

@@ -57,10 +57,22 @@ def status_decision(text: str) -> str | None:
             status = decode_json(first)
         except ValueError:
             return None
-        if isinstance(status, dict):
-            return _STATUS_DECISIONS.get((status.get("status"), bool(status.get("feedback"))))
+        if isinstance(status, dict) and isinstance(status.get("status"), str):
+            return _STATUS_DECISIONS.get((status["status"], bool(status.get("feedback"))))
         return None
     return permission_decision(text)
+
+
+def _text_field(message: dict, key: str) -> str:
+    value = message.get(key)
+    return value if isinstance(value, str) else ""  # a hostile file can put anything there
+
+
+def _ids(messages: list, flag: str, key: str) -> set[str]:
+    """The ids (``condenseId``, ``truncationId``) of the messages carrying ``flag``; '' never counts."""
+    found = {_text_field(m, key) for m in messages if isinstance(m, dict) and m.get(flag)}
+    found.discard("")
+    return found
 
 
 def _reasoning_text(block: dict) -> str:
@@ -92,10 +104,8 @@ class RooReader:
     def __init__(self, messages: list) -> None:
         self.native = is_native(messages)
         self.calls = CallLedger()  # native calls, joined by id anywhere later in the file
-        self.summaries = {m.get("condenseId") for m in messages if isinstance(m, dict) and m.get("isSummary")}
-        self.markers = {m.get("truncationId") for m in messages if isinstance(m, dict) and m.get("isTruncationMarker")}
-        self.summaries.discard(None)
-        self.markers.discard(None)
+        self.summaries = _ids(messages, "isSummary", "condenseId")
+        self.markers = _ids(messages, "isTruncationMarker", "truncationId")
 
     def rows(self, message: dict, index: int, moment: dict, default: Iterator[Draft]) -> Iterator[Draft]:
         """One message's rows, marked when a condense or truncation hides it from the model."""
@@ -128,9 +138,9 @@ class RooReader:
         yield from self.calls.orphans()
 
     def _mark(self, message: dict) -> str:
-        if message.get("condenseParent") and message["condenseParent"] in self.summaries:
+        if _text_field(message, "condenseParent") in self.summaries:
             return "condensed: "
-        if message.get("truncationParent") and message["truncationParent"] in self.markers:
+        if _text_field(message, "truncationParent") in self.markers:
             return "truncated: "
         return ""
 
