@@ -244,3 +244,12 @@ def test_fields_of_the_wrong_type_never_raise():
                          ("roo-code.history_items", ITEM): encode(ENTRY)})
     index_rows = drafts(bundle, INDEX, "roo_code.task_index.v1")
     assert [row.text.startswith("parser:") for row in index_rows] == [True, True]
+
+
+def test_an_xml_call_the_next_user_message_does_not_answer_gets_its_no_result_row():
+    rows = task_rows({API: [assistant({"type": "text", "text": "<read_file>\n<path>a.py</path>\n</read_file>"}),
+                            user({"type": "text", "text": "never mind"}),
+                            assistant({"type": "text", "text": "<list_files>\n<path>.</path>\n</list_files>"})]})
+    assert [row.text for row in rows if row.text.startswith("parser:")] == [
+        "parser: no result recorded for tool call 0 (read_file)",
+        "parser: no result recorded for tool call 2 (list_files)"]

@@ -31,7 +31,8 @@ packages/types/src/global-settings.ts:88-113, packages/types/src/mode.ts:96-104,
 src/core/config/CustomModesManager.ts:303, src/services/mcp/McpHub.ts:67-72, src/package.json:310-367;
 RooCodeInc/Roo-Code@6f0948137f src/core/condense/index.ts:345-395 (3.36-3.43 summary: assistant role,
 copied tool_use blocks); @271d01bada src/core/prompts/responses.ts:8-50 (3.33.1: JSON statuses);
-@838660f3 (v3.31.0) packages/types/src/tool.ts:17-38 (XML tool names).
+@838660f3 (v3.31.0) packages/types/src/tool.ts:17-38 (XML tool names); @4ebbca08b0 src/core/task/Task.ts
+(UUIDv7 task ids, 3.41).
 """
 
 from .history import parse_history_item, parse_task_index
