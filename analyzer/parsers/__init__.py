@@ -10,6 +10,6 @@ parser-id prefix, for an agent id that is no Python name, e.g.
 and docs/adr/0004-agent-packages.md.
 """
 
-from aitrail.analyzer.parsers import claude_code, codex, gemini_cli, pearai, roo_code
+from aitrail.analyzer.parsers import claude_code, codex, gemini_cli, pearai, pi, roo_code, vscode_copilot_chat
 
-MODULES = (pearai, claude_code, codex, gemini_cli, roo_code)
+MODULES = (pearai, claude_code, codex, gemini_cli, pi, vscode_copilot_chat, roo_code)

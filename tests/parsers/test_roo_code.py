@@ -253,3 +253,9 @@ def test_an_xml_call_the_next_user_message_does_not_answer_gets_its_no_result_ro
     assert [row.text for row in rows if row.text.startswith("parser:")] == [
         "parser: no result recorded for tool call 0 (read_file)",
         "parser: no result recorded for tool call 2 (list_files)"]
+
+
+def test_a_damaged_state_database_is_one_parser_row():
+    bundle = FakeBundle({("roo-code.global_state", STATE): b"SQLite format 3\x00" + b"\xff" * 84})
+    rows = drafts(bundle, STATE, "roo_code.global_state.v1")
+    assert len(rows) == 1 and rows[0].text.startswith("parser: unparseable file (state.vscdb: ")
