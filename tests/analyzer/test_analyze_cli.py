@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import csv
 import hashlib
-import socket
 import json
 import os
 import shutil
+import socket
 from pathlib import Path
 
 import pytest
