@@ -18,22 +18,20 @@ Plugged into the shared Cline walk as its ``TaskFlavour.reader``:
   second call; the ``isTruncationMarker`` message is a ``truncation marker:`` row.
 
 XML-era messages (no tool blocks in the file) keep the shared walk's reading,
-marked the same way when hidden, with one addition: a call the next user message
-does not answer gets its ``no result recorded`` row there (the walk drops it).
+marked the same way when hidden, with ``<user_message>`` unwrapped.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
-from aitrail.analyzer.formats.calls import CallLedger, no_result_row
+from aitrail.analyzer.formats.calls import CallLedger
 from aitrail.analyzer.formats.cline_tasks import block_text, classify_user_block, permission_decision
 from aitrail.analyzer.formats.decode import decode_json
 from aitrail.analyzer.formats.idioms import setting_value
 from aitrail.analyzer.rows import Draft
 
 NATIVE_BLOCKS = ("tool_use", "tool_result")
-NO_RESULT = "parser: no result recorded for tool call "
 KEPT_PREFIXES = ("parser: ", "permission decision: ")  # fixed prefixes stay first; the call's rows carry the mark
 _USER_MESSAGE = ("<user_message>", "</user_message>")
 _STATUS_DECISIONS = {("denied", False): "denied", ("denied", True): "denied with feedback",
@@ -106,7 +104,6 @@ class RooReader:
     def __init__(self, messages: list) -> None:
         self.native = is_native(messages)
         self.calls = CallLedger()  # native calls, joined by id anywhere later in the file
-        self.xml_open: dict[str, Draft] = {}  # XML-era calls of the walk not yet answered
         self.summaries = _ids(messages, "isSummary", "condenseId")
         self.markers = _ids(messages, "isTruncationMarker", "truncationId")
 
@@ -121,28 +118,12 @@ class RooReader:
         elif self.native:
             rows = self._native(message, locator, moment)
         else:
-            rows = self._xml_calls_accounted(self._unwrapped(default), message.get("role"))
+            rows = self._unwrapped(default)
         mark = self._mark(message)
         for row in rows:
             if mark and not row.text.startswith(KEPT_PREFIXES):
                 row.text = mark + row.text
             yield row
-
-    def _xml_calls_accounted(self, rows: Iterator[Draft], role: object) -> Iterator[Draft]:
-        """The walk's rows, then a ``no result recorded`` row for each XML call a user message left open.
-
-        The shared walk drops (``CallLedger.forget``) the calls the next user message does not
-        answer; every call must be answered or said to be unanswered, so they are said here.
-        """
-        for row in rows:
-            if row.turn_type == "tool_use" and row.tool_use_id:
-                self.xml_open[row.tool_use_id] = row
-            elif row.tool_use_id and (row.turn_type == "tool_result" or row.text.startswith(NO_RESULT)):
-                self.xml_open.pop(row.tool_use_id, None)
-            yield row
-        if role == "user":
-            yield from (no_result_row(call) for call in self.xml_open.values())
-            self.xml_open.clear()
 
     @staticmethod
     def _unwrapped(rows: Iterator[Draft]) -> Iterator[Draft]:

@@ -5,13 +5,11 @@
   asking (src/package.json:310-328); only these keys are read.
 * ``settings/mcp_settings.json``: each server (what it runs, with credentials
   redacted by formats/mcp_settings.py), its ``alwaysAllow`` tools, ``disabled``
-  flag and ``disabledTools``; ``env`` values are never read, and a URL argument
-  loses its ``user:password@``.
+  flag and ``disabledTools``; ``env`` values are never read.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from aitrail.analyzer.context import ParseContext
@@ -22,9 +20,6 @@ from aitrail.analyzer.formats.text import json_document
 from aitrail.analyzer.rows import Draft
 
 COMMAND_KEYS = ("roo-cline.allowedCommands", "roo-cline.deniedCommands")
-# user:password@ inside a URL given as a server argument (a database DSN): formats/mcp_settings.py keeps
-# arguments that are no flag value, so the credentials of such a URL are removed here
-_USERINFO = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*://)[^/@\s\"]+@")
 
 
 def parse_user_settings(ctx: ParseContext) -> Iterator[Draft]:
@@ -45,6 +40,5 @@ def parse_mcp_settings(ctx: ParseContext) -> Iterator[Draft]:
     yield from problems
     for server in servers:
         for setting in server.settings:
-            text = _USERINFO.sub(r"\1<redacted>@", setting.assignment)
-            yield Draft("system", f"permission setting: {text} (from {ctx.source.name}, file mtime)",
+            yield Draft("system", f"permission setting: {setting.assignment} (from {ctx.source.name}, file mtime)",
                         setting.locator, **file_mtime(ctx))
