@@ -74,14 +74,11 @@ def parse_history_item(ctx: ParseContext) -> Iterator[Draft]:
 def parse_task_index(ctx: ParseContext) -> Iterator[Draft]:
     """tasks/_index.json (3.49+, secondary): a ``task:`` row per entry whose history_item.json is not in the bundle."""
     index, problem = json_document(ctx.data, "_index.json", dict)
-    if problem is not None:
-        yield problem
-        return
-    entries = index.get("entries")
-    if not isinstance(entries, list):
-        yield bad_record("json:/entries", "entries is not an array")
-        return
-    yield from history_rows(ctx, entries, "json:/entries")
+    entries = index.get("entries") if problem is None else None
+    if isinstance(entries, list):
+        yield from history_rows(ctx, entries, "json:/entries")
+    else:  # not JSON, or no entry list in it
+        yield problem or bad_record("json:/entries", "entries is not an array")
 
 
 def workspace_of(ctx: ParseContext, task: str) -> str:

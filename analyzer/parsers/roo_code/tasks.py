@@ -96,13 +96,11 @@ def parse_task(ctx: ParseContext) -> Iterator[Draft]:
 def _api_history_unreadable(ctx: ParseContext) -> bool:
     """Whether the task's api_conversation_history.json is in the bundle but is no JSON array."""
     source = ctx.sibling("api_conversation_history.json")
-    if source is None:
-        return False
     try:
-        _, problem = json_document(ctx.read(source), "api_conversation_history.json", list)
-    except MemberUnreadable:
+        data = ctx.read(source) if source is not None else None
+    except MemberUnreadable:  # too large, or damaged in the bundle
         return True
-    return problem is not None
+    return data is not None and json_document(data, "api_conversation_history.json", list)[1] is not None
 
 
 def _holds_ui_events(data: bytes) -> bool:
