@@ -21,8 +21,9 @@ from aitrail.analyzer.parsers import (
     opencode,
     pearai,
     pi,
+    roo_code,
     vscode_copilot_chat,
 )
 
-MODULES = (pearai, claude_code, codex, gemini_cli, pi, vscode_copilot_chat, continue_, cline, cursor_ide, cursor_cli,
-           opencode)
+MODULES = (pearai, claude_code, codex, gemini_cli, pi, vscode_copilot_chat, continue_, cline,
+           cursor_ide, cursor_cli, opencode, roo_code)
