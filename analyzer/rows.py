@@ -177,3 +177,11 @@ _TIMED = struct.Struct(">BQ")
 _ORDINAL = struct.Struct(">Q")
 _OFFSET = 1 << 63
 _UNTIMED = _TIMED.pack(1, 0)
+
+
+def key_time(key: bytes) -> int | None:
+    """The timestamp (ns) a sort key begins with; None for an untimed row (or a key too short to hold one)."""
+    if len(key) < _TIMED.size:
+        return None
+    untimed, shifted = _TIMED.unpack_from(key)
+    return None if untimed else shifted - _OFFSET

@@ -47,6 +47,7 @@ from aitrail.analyzer.bundle import Source
 from aitrail.analyzer.rows import COLUMNS, Draft, Provenance, stamp
 from aitrail.analyzer.runs import Run
 from aitrail.analyzer.secondary import dedup_key
+from aitrail.analyzer.tally import Tally
 from aitrail.analyzer.worker import BatchResult, StoreStats, Worker, is_bad
 from aitrail.collector.bundle.reader import BundleFormatError
 from aitrail.collector.verify import RateLimiter, verify
@@ -56,6 +57,7 @@ MERGE_SPLIT_BYTES = 8 * 1024 * 1024  # below this the final merge is not worth s
 _AGENT = COLUMNS.index("agent")
 _STORE = COLUMNS.index("store")
 _ORIGIN = COLUMNS.index("origin")
+_SESSION = COLUMNS.index("session_id")
 
 
 class Unreadable(Exception):
@@ -117,6 +119,7 @@ class AnalyzeResult:
     signature: str = ""
     warnings: list[str] = field(default_factory=list)
     runs: list[Run] = field(default_factory=list)  # sorted runs not yet merged (one bundle of several)
+    tally: Tally = field(default_factory=Tally)
     bundles: list[dict] = field(default_factory=list)  # per bundle: path, sha256, host, case, verified, rows
 
     def summary(self, options: AnalyzeOptions) -> dict:
@@ -130,6 +133,7 @@ class AnalyzeResult:
             "verification_problems": self.problems,
             "signature": self.signature,
             "rows": self.rows,
+            **self.tally.as_record(),
             "stores": [stats.as_record() for _, stats in sorted(self.stores.items())],
             "not_parsed": [{"store": store, "parser": parser, "files": count}
                            for (store, parser), count in sorted(self.not_parsed.items())],
@@ -245,9 +249,12 @@ def _combined(results: list[AnalyzeResult], count: int, several: bool) -> Analyz
             stores.setdefault(key, StoreStats(stats.agent, stats.store)).merge(stats)
         for key, files in result.not_parsed.items():
             not_parsed[key] = not_parsed.get(key, 0) + files
+    tally = Tally()
+    for result in results:
+        tally.merge(result.tally)
     signatures = "; ".join(f"{result.bundles[0]['bundle']}: {result.signature}" for result in results)
     return AnalyzeResult(count, all(result.verified for result in results), problems, stores, not_parsed,
-                         signatures, warnings, bundles=[result.bundles[0] for result in results])
+                         signatures, warnings, bundles=[result.bundles[0] for result in results], tally=tally)
 
 
 def _check_structure_first(options: AnalyzeOptions, worker: Worker):
@@ -279,17 +286,20 @@ def _analyze(options: AnalyzeOptions, worker: Worker) -> AnalyzeResult:
     _progress(options, f"verifying, and parsing {len(secondary)} secondary and {len(primary)} primary files")
     spool = _parse_secondary(worker, secondary, stats)
     worker.keys = spool.keys()
-    report, runs, matched = _parse_primary(options, worker, primary, stats)
+    tally = Tally()
+    report, runs, matched = _parse_primary(options, worker, primary, stats, tally)
     if not report.ok and not options.force:
         raise NotVerified(report.problems)
     render = worker.render
     forced = [_forced_row(report.problems, bundle.problems)] if not report.ok else []
+    for key, row in forced:
+        tally.add(row[_AGENT], row[_SESSION], key)
     runs.extend(secondary_module.kept_runs(
-        itertools.chain(secondary_module.kept_rows(spool, matched, stats),
+        itertools.chain(secondary_module.kept_rows(spool, matched, stats, tally),
                         ((key, render(row).encode("utf-8")) for key, row in forced)),
         lambda items, number: runs_module.write_run(items, os.path.join(worker.temp_dir,
                                                                          f"run-secondary-{number}.bin"))))
-    return AnalyzeResult(0, report.ok, report.problems, stats, not_parsed, runs=runs)
+    return AnalyzeResult(0, report.ok, report.problems, stats, not_parsed, runs=runs, tally=tally)
 
 
 def _merge(options: AnalyzeOptions, runs: list[Run], temp_dir: str) -> int:
@@ -326,7 +336,7 @@ def _parse_secondary(worker: Worker, sources: list[Source], stats) -> secondary_
     for source in sorted(sources, key=lambda item: item.member):
         rows = bad = 0
         for key, row in worker.rows(source):
-            spool.add(dedup_key(row), (row[_AGENT], row[_STORE]), row[_ORIGIN] == "secondary", key,
+            spool.add(dedup_key(row), (row[_AGENT], row[_STORE], row[_SESSION]), row[_ORIGIN] == "secondary", key,
                       worker.render(row).encode("utf-8"))
             rows += 1
             bad += is_bad(row)
@@ -334,7 +344,7 @@ def _parse_secondary(worker: Worker, sources: list[Source], stats) -> secondary_
     return spool
 
 
-def _parse_primary(options: AnalyzeOptions, worker: Worker, sources: list[Source], stats):
+def _parse_primary(options: AnalyzeOptions, worker: Worker, sources: list[Source], stats, tally: Tally):
     """Parse the primary sources while the bundle is verified, each in worker processes when there are cores.
 
     Verification runs in this process, beside the parsing workers, on the
@@ -371,6 +381,7 @@ def _parse_primary(options: AnalyzeOptions, worker: Worker, sources: list[Source
     matched: set[int] = set()
     for result in results:
         runs.extend(result.runs)
+        tally.merge(result.tally)
         matched |= result.matched
         for count in result.counts:
             stats[(count.agent, count.store)].add_rows(count.rows, count.bad)
@@ -395,7 +406,12 @@ def _gather(options: AnalyzeOptions, futures: list, limiter: RateLimiter) -> lis
 
 def _batch_progress(options: AnalyzeOptions, limiter: RateLimiter, done: list, total: int) -> None:
     if options.progress and limiter.ready():
-        _progress(options, f"parsed {len(done)}/{total} batches of primary files")
+        results = [item.result() if isinstance(item, concurrent.futures.Future) else item for item in done]
+        files = sum(len(result.counts) for result in results)
+        rows = sum(count.rows for result in results for count in result.counts)
+        written = sum(os.path.getsize(run.path) for result in results for run in result.runs) / 1e6
+        _progress(options, f"parsed {len(done)}/{total} batches of primary files: {files} files, {rows} rows, "
+                           f"{written:.1f} MB of rendered rows")
 
 
 def _forced_row(problems: list[str], unreadable: list[str]) -> tuple:

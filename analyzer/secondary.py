@@ -74,7 +74,7 @@ class Spooled:
     """One secondary row read back from the spool."""
 
     dedup: int
-    stats: tuple[str, str]
+    stats: tuple[str, ...]
     secondary: bool
     key: bytes
     line: bytes
@@ -87,11 +87,11 @@ class Spool:
         self.path = path
         self._handle = open(path, "xb", buffering=1024 * 1024)
         self._keys = array("Q")
-        self._stats: list[tuple[str, str]] = []
-        self._stats_index: dict[tuple[str, str], int] = {}
+        self._stats: list[tuple[str, ...]] = []
+        self._stats_index: dict[tuple[str, ...], int] = {}
 
-    def add(self, dedup: int, stats: tuple[str, str], secondary: bool, key: bytes, line: bytes) -> None:
-        """Spool one rendered row with its dedup key and the (agent, store) its statistics belong to."""
+    def add(self, dedup: int, stats: tuple[str, ...], secondary: bool, key: bytes, line: bytes) -> None:
+        """Spool one rendered row with its dedup key and what its statistics belong to (agent, store, session)."""
         index = self._stats_index.setdefault(stats, len(self._stats))
         if index == len(self._stats):
             self._stats.append(stats)
@@ -132,13 +132,18 @@ def kept_runs(items: Iterator[tuple[bytes, bytes]], write_run, limit: int = RUN_
     return runs
 
 
-def kept_rows(spool: Spool, matched: set[int], stats: dict) -> Iterator[tuple[bytes, bytes]]:
+def kept_rows(spool: Spool, matched: set[int], stats: dict, tally=None) -> Iterator[tuple[bytes, bytes]]:
     """The spooled rows no primary row matched, as (sort key, line); each row counted kept or dropped.
 
-    ``stats`` maps (agent, store) to an object with ``secondary_outcome(dropped, secondary)``.
+    The spool's statistics key is (agent, store, session id). ``stats`` maps
+    (agent, store) to an object with ``secondary_outcome(dropped, secondary)``;
+    ``tally`` (analyzer/tally.py), if given, counts the rows kept.
     """
     for item in spool.replay():
         dropped = item.dedup in matched
-        stats[item.stats].secondary_outcome(dropped, item.secondary)
+        agent, store, session = item.stats
+        stats[(agent, store)].secondary_outcome(dropped, item.secondary)
         if not dropped:
+            if tally is not None:
+                tally.add(agent, session, item.key)
             yield item.key, item.line

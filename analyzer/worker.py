@@ -22,10 +22,13 @@ from aitrail.analyzer.registry import Parser, parsers
 from aitrail.analyzer.rows import COLUMNS
 from aitrail.analyzer.runs import Run
 from aitrail.analyzer.secondary import KeySet, dedup_key
+from aitrail.analyzer.tally import Tally
 from aitrail.analyzer.timesketch import bundle_context
 
 RUN_BYTES = 16 * 1024 * 1024  # rendered text a worker holds before it writes a sorted run
 _TEXT = COLUMNS.index("text")
+_AGENT = COLUMNS.index("agent")
+_SESSION = COLUMNS.index("session_id")
 
 
 @dataclass
@@ -78,6 +81,7 @@ class BatchResult:
     """What a worker hands back for one batch of sources."""
 
     runs: list[Run] = field(default_factory=list)
+    tally: Tally = field(default_factory=Tally)
     counts: list[SourceCount] = field(default_factory=list)
     matched: set[int] = field(default_factory=set)
 
@@ -141,6 +145,7 @@ class Worker:
                     if digest in self.keys:
                         result.matched.add(digest)
                 line = self.render(row).encode("utf-8")
+                result.tally.add(row[_AGENT], row[_SESSION], key)
                 pending.append((key, line))
                 held += len(line)
                 if held >= RUN_BYTES:

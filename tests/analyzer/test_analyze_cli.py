@@ -221,3 +221,21 @@ def test_two_bundles_give_one_timeline_whatever_their_order(cli, demo_bundle, tm
     times = [row["timestamp_utc"] for row in rows if row["timestamp_utc"]]
     assert times == sorted(times)
     assert cli("analyze", demo_bundle, demo_bundle, "-o", tmp_path / "c.csv").exit_code == 2
+
+
+def test_the_summary_names_host_case_time_range_and_rows_per_session(cli, demo_bundle, tmp_path):
+    summary_path = tmp_path / "s.json"
+    assert cli("analyze", demo_bundle, "-o", tmp_path / "t.csv", "--summary", summary_path, "--quiet").exit_code == 0
+    summary = json.loads(summary_path.read_text())
+    with open(tmp_path / "t.csv", newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    assert sum(item["rows"] for item in summary["sessions"]) == summary["rows"] == len(rows)
+    per_session = {}
+    for row in rows:
+        per_session[(row["agent"], row["session_id"])] = per_session.get((row["agent"], row["session_id"]), 0) + 1
+    assert {(item["agent"], item["session_id"]): item["rows"] for item in summary["sessions"]} == per_session
+    times = sorted(row["timestamp_utc"] for row in rows if row["timestamp_utc"])
+    assert summary["time_range"] == {"first": times[0], "last": times[-1]}
+    assert summary["bundles"] == [{"bundle": str(demo_bundle), "sha256": hashlib.sha256(demo_bundle.read_bytes())
+                                   .hexdigest(), "host": socket.gethostname(), "case_id": "", "verified": True,
+                                   "signature": summary["signature"], "rows": summary["rows"]}]
