@@ -46,8 +46,11 @@ class _Book:
         self.connection: sqlite3.Connection | None = None
 
     def columns(self, session: str, when, seq=None) -> dict:
-        """A row's columns; the model is the one a usage event names for message ``seq`` (sessions.model is
-        only the current model, not the one each message used, so other rows carry none)."""
+        """A row's columns; the model only for message ``seq``, the one its usage event names.
+
+        sessions.model is only the current model, not the one each message used,
+        so rows other than messages carry none.
+        """
         known = self.sessions.get(session, {})
         model = "" if seq is None else self.models.get((session, seq), "")
         return {"timestamp_ns": ns_from_iso(when), "timestamp_source": "record", "session_id": session,
@@ -127,8 +130,9 @@ def _session_rows(row: dict, book: _Book) -> Iterator[Draft]:
     facts = ", ".join(f"{key}={as_text(row[key])}" for key in SESSION_FIELDS if row.get(key) not in (None, ""))
     yield Draft("system", f"session: {as_text(row.get('title'))} ({facts})", locator, **columns)
     if row.get("model"):  # the current model: true at updated_at, not necessarily at creation
-        yield Draft("system", f"model: {as_text(row['model'])} (the session's current model, from grok.db sessions)",
-                    f"{locator}/model", **{**book.columns(session, row.get("updated_at")), "model": as_text(row["model"])})
+        model = as_text(row["model"])
+        yield Draft("system", f"model: {model} (the session's current model, from grok.db sessions)",
+                    f"{locator}/model", **{**book.columns(session, row.get("updated_at")), "model": model})
     if row.get("recap_text"):
         yield Draft("system", f"recap: {as_text(row['recap_text'])} (recap_model={as_text(row.get('recap_model'))})",
                     f"{locator}/recap_text", **book.columns(session, row.get("recap_updated_at")))
