@@ -208,7 +208,7 @@ def test_a_contentless_index_is_one_parser_row():
 
 # -- grok.db (grok-dev) ---------------------------------------------------------------------------
 
-SCHEMA = (FIXTURES / "grok-dev-db" / "sql" / "grok.sql").read_text().split("INSERT INTO workspaces")[0]
+SCHEMA = (FIXTURES / "grok-dev-db" / "sql" / "grok.db.sql").read_text().split("INSERT INTO workspaces")[0]
 SESSION_ROW = ("INSERT INTO workspaces VALUES ('w', '/p', '/p', '/p', 'p', '2026-07-02T09:00:00.000Z');"
                "INSERT INTO sessions VALUES ('s1', 'w', 'T', NULL, NULL, NULL, 'grok-4', 'agent', '/p', '/p', "
                "'active', '2026-07-02T09:00:00.000Z', '2026-07-02T09:00:00.000Z');")
@@ -307,8 +307,8 @@ def test_user_settings_is_never_collected():
 
 def test_workspace_trust_is_a_permission_setting_per_folder():
     path = ".grok/workspace-trust.json"
-    document = {"version": 1, "workspaces": {"/home/alice/x": {"sandboxMode": "shuru", "updatedAt": "2026-07-02T09:00:00Z"},
-                                             "/bad": "nope"}}
+    entry = {"sandboxMode": "shuru", "updatedAt": "2026-07-02T09:00:00Z"}
+    document = {"version": 1, "workspaces": {"/home/alice/x": entry, "/bad": "nope"}}
     rows = drafts(FakeBundle({("grok.dev_workspace_trust", path): json.dumps(document).encode()}), path,
                   "grok.dev_workspace_trust.v1")
     assert rows[0].text == 'permission setting: sandboxMode="shuru" (from workspace-trust.json, for /home/alice/x)'

@@ -27,6 +27,8 @@ from aitrail.analyzer.rows import Draft, ns_from_iso
 from .paths import project_of, session_of
 from .values import any_time, as_text
 
+ASCII_SPACE = " \t\n\r\x0b\x0c"
+
 # -- prompt_history.jsonl ----------------------------------------------------------------------
 
 
@@ -123,8 +125,9 @@ def parse_plan(ctx: ParseContext) -> Iterator[Draft]:
     except UnicodeDecodeError as exc:
         yield bad_file(f"plan.md is not UTF-8 at byte {exc.start}")
         return
-    if text.strip():
-        yield Draft("system", f"plan: {text.strip()}", "file", session_id=session_of(ctx),
+    body = text.strip(ASCII_SPACE)  # only ASCII space: a control character is content, and gives the row
+    if body:
+        yield Draft("system", f"plan: {body}", "file", session_id=session_of(ctx),
                     project_path=project_of(ctx), **file_mtime(ctx))
 
 
