@@ -17,10 +17,10 @@ from collections.abc import Iterator
 from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.formats.idioms import file_mtime, pointer, setting_value
 from aitrail.analyzer.formats.jsonl import Line, each_line
-from aitrail.analyzer.formats.text import bad_line, bad_record, json_document
+from aitrail.analyzer.formats.text import bad_line, bad_record
 from aitrail.analyzer.rows import Draft, ns_from_iso
 
-from .values import as_text
+from .values import as_text, json_file
 
 
 def _at(value, ctx: ParseContext) -> dict:
@@ -28,12 +28,9 @@ def _at(value, ctx: ParseContext) -> dict:
     return {"timestamp_ns": moment, "timestamp_source": "record"} if moment is not None else file_mtime(ctx)
 
 
-def parse_workspace_trust(ctx: ParseContext) -> Iterator[Draft]:
+@json_file("workspace-trust.json")
+def parse_workspace_trust(ctx: ParseContext, document: dict) -> Iterator[Draft]:
     """workspace-trust.json: the sandbox mode remembered for each trusted folder."""
-    document, problem = json_document(ctx.data, "workspace-trust.json")
-    if problem is not None:
-        yield problem
-        return
     workspaces = document.get("workspaces")
     if not isinstance(workspaces, dict):
         yield bad_record("json:/workspaces", "no workspaces object", as_text(workspaces))
@@ -52,12 +49,9 @@ DELEGATION_FACTS = ("agent", "status", "sandboxMode", "maxToolRounds", "maxToken
                     "completedAt", "notifiedAt", "title", "outputPath")
 
 
-def parse_delegation(ctx: ParseContext) -> Iterator[Draft]:
+@json_file("delegation file")
+def parse_delegation(ctx: ParseContext, record: dict) -> Iterator[Draft]:
     """delegations/<project>/<id>.json: a background explore run, its prompt and its outcome."""
-    record, problem = json_document(ctx.data, "delegation file")
-    if problem is not None:
-        yield problem
-        return
     columns = {"session_id": as_text(record.get("id")), "project_path": as_text(record.get("cwd")),
                "model": as_text(record.get("model"))}
     started = _at(record.get("startedAt"), ctx)
@@ -75,12 +69,9 @@ def parse_delegation(ctx: ParseContext) -> Iterator[Draft]:
 SCHEDULE_FACTS = ("cron", "enabled", "model", "directory", "maxToolRounds", "lastRunAt", "updatedAt")
 
 
-def parse_schedule(ctx: ParseContext) -> Iterator[Draft]:
+@json_file("schedule file")
+def parse_schedule(ctx: ParseContext, record: dict) -> Iterator[Draft]:
     """schedules/<id>.json: a scheduled headless run as one ``task:`` row, at its createdAt."""
-    record, problem = json_document(ctx.data, "schedule file")
-    if problem is not None:
-        yield problem
-        return
     facts = " | ".join(f"{key}={as_text(record[key])}" for key in SCHEDULE_FACTS if record.get(key) not in (None, ""))
     text = f"task: schedule {as_text(record.get('name'))} | instruction={as_text(record.get('instruction'))} | {facts}"
     yield Draft("system", text, "file", session_id=as_text(record.get("id")),

@@ -22,6 +22,7 @@ from collections.abc import Iterator
 
 from aitrail.analyzer import sqlite_safe
 from aitrail.analyzer.context import ParseContext
+from aitrail.analyzer.formats.database import database_rows
 from aitrail.analyzer.formats.text import bad_file, bad_record
 from aitrail.analyzer.rows import Draft, ns_from_seconds
 
@@ -56,17 +57,7 @@ def chat_sessions(ctx: ParseContext) -> frozenset[str]:
 
 def parse_session_search(ctx: ParseContext) -> Iterator[Draft]:
     """session_search.sqlite: a ``session:`` row per indexed session, its text when the session is gone."""
-    try:
-        connection = ctx.sqlite()
-    except sqlite3.Error as exc:
-        yield bad_file(f"{ctx.source.name}: cannot open: {exc}")
-        return
-    try:
-        yield from _index_rows(ctx, connection)
-    except sqlite3.Error as exc:
-        yield bad_file(f"{ctx.source.name}: cannot read: {exc}")
-    finally:
-        connection.close()
+    yield from database_rows(ctx, _index_rows)
 
 
 def _documents(connection: sqlite3.Connection) -> tuple[Iterator[dict] | None, str, str]:

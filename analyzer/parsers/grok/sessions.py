@@ -21,11 +21,11 @@ from collections.abc import Iterator
 from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.formats.idioms import file_mtime
 from aitrail.analyzer.formats.jsonl import Line, each_line
-from aitrail.analyzer.formats.text import bad_file, bad_line, json_document
+from aitrail.analyzer.formats.text import bad_file, bad_line
 from aitrail.analyzer.rows import Draft, ns_from_iso
 
 from .paths import project_of, session_of
-from .values import any_time, as_text
+from .values import any_time, as_text, json_file
 
 ASCII_SPACE = " \t\n\r\x0b\x0c"
 
@@ -63,12 +63,9 @@ def _branch(git) -> str:
     return ""
 
 
-def parse_session_summary(ctx: ParseContext) -> Iterator[Draft]:
+@json_file("summary.json")
+def parse_session_summary(ctx: ParseContext, document: dict) -> Iterator[Draft]:
     """summary.json: the session's title, summary, current model and metadata."""
-    document, problem = json_document(ctx.data, "summary.json")
-    if problem is not None:
-        yield problem
-        return
     cwd = as_text(document.get("cwd")) or project_of(ctx)
     columns = {"session_id": as_text(document.get("id")) or session_of(ctx), "project_path": cwd,
                "git_branch": _branch(document.get("git")) or as_text(document.get("git_branch")),
@@ -92,12 +89,9 @@ def parse_session_summary(ctx: ParseContext) -> Iterator[Draft]:
 # -- subagents/<id>/meta.json ------------------------------------------------------------------
 
 
-def parse_subagent_meta(ctx: ParseContext) -> Iterator[Draft]:
+@json_file("meta.json")
+def parse_subagent_meta(ctx: ParseContext, document: dict) -> Iterator[Draft]:
     """A delegated sub-agent: what it was asked (its prompt is written by the parent model) and how it ended."""
-    document, problem = json_document(ctx.data, "meta.json")
-    if problem is not None:
-        yield problem
-        return
     started = any_time(document.get("started_at"))
     columns = {"session_id": as_text(document.get("parent_session_id")) or session_of(ctx),
                "project_path": as_text(document.get("child_cwd")) or project_of(ctx),

@@ -1,10 +1,16 @@
-"""Small value helpers shared by the Grok modules: text of a value, of content blocks, compact JSON."""
+"""Small helpers shared by the Grok modules: text of a value or of content blocks, times, JSON files."""
 
 from __future__ import annotations
 
+import functools
 import json
+from collections.abc import Callable, Iterator
 
-from aitrail.analyzer.rows import ns_from_iso, ns_from_ms, ns_from_seconds
+from aitrail.analyzer.context import ParseContext
+from aitrail.analyzer.formats.text import json_document
+from aitrail.analyzer.rows import Draft, ns_from_iso, ns_from_ms, ns_from_seconds
+
+DocumentRows = Callable[[ParseContext, dict], Iterator[Draft]]
 
 TEXT_BLOCKS = ("text", "input_text", "output_text", "summary_text")
 
@@ -63,3 +69,20 @@ def any_time(value) -> int | None:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
     return ns_from_ms(value) if value > 1e11 else ns_from_seconds(value)
+
+
+def json_file(what: str) -> Callable[[DocumentRows], Callable[[ParseContext], Iterator[Draft]]]:
+    """A parser of a whole-file JSON object from ``rows(ctx, document)``; a file that is not one is one row.
+
+    ``what`` names the file in the ``parser: unparseable file`` row.
+    """
+    def wrap(rows: DocumentRows) -> Callable[[ParseContext], Iterator[Draft]]:
+        @functools.wraps(rows)
+        def parse(ctx: ParseContext) -> Iterator[Draft]:
+            document, problem = json_document(ctx.data, what)
+            if problem is not None:
+                yield problem
+                return
+            yield from rows(ctx, document)
+        return parse
+    return wrap
