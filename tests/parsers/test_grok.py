@@ -313,3 +313,21 @@ def test_workspace_trust_is_a_permission_setting_per_folder():
                   "grok.dev_workspace_trust.v1")
     assert rows[0].text == 'permission setting: sandboxMode="shuru" (from workspace-trust.json, for /home/alice/x)'
     assert rows[1].text.startswith("parser: unparseable record")
+
+
+def test_collection_skips_the_credential_files_and_keeps_the_wal(cli, tmp_path):
+    """user-settings.json (API key) and auth.json are not in the bundle; grok.db's -wal is, beside it."""
+    from aitrail.analyzer.bundle import Bundle
+
+    home = tmp_path / "home"
+    shutil.copytree(FIXTURES / "grok-dev-db" / "home", home)
+    settings = {"apiKey": "xai-FAKEapikey0000", "defaultModel": "m"}
+    (home / ".grok" / "user-settings.json").write_text(json.dumps(settings))
+    (home / ".grok" / "auth.json").write_text(json.dumps({"access_token": "FAKEaccess"}))
+    bundle_path = tmp_path / "grok.bundle"
+    result = cli("collect", "--home", home, "-o", bundle_path, "--quiet")
+    assert result.exit_code == 0, result.output
+    with Bundle(str(bundle_path)) as bundle:
+        paths = sorted(source.path for source in bundle.sources)
+    assert ".grok/grok.db" in paths and ".grok/grok.db-wal" in paths
+    assert not [path for path in paths if path.endswith(("user-settings.json", "auth.json"))]
