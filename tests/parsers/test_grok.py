@@ -331,3 +331,24 @@ def test_collection_skips_the_credential_files_and_keeps_the_wal(cli, tmp_path):
         paths = sorted(source.path for source in bundle.sources)
     assert ".grok/grok.db" in paths and ".grok/grok.db-wal" in paths
     assert not [path for path in paths if path.endswith(("user-settings.json", "auth.json"))]
+
+
+def test_the_ordinary_session_docs_table_of_1_0_25_is_read_beside_its_fts_index():
+    rows = search_rows("CREATE TABLE session_docs (session_id TEXT, cwd TEXT, updated_at INTEGER, title TEXT, "
+                       "content TEXT, content_hash TEXT, last_indexed_offset INTEGER);"
+                       "CREATE VIRTUAL TABLE session_docs_fts USING fts5(title, content, content='session_docs');"
+                       f"INSERT INTO session_docs VALUES ('{SESSION}', '/p', 1, 'Title', 'text', 'h', 1);")
+    assert [(row.text, row.locator) for row in rows] == [
+        ("session: Title (cwd=/p)", "sqlite:session_docs:1/title"),
+        ("session content (from session_search.sqlite; the session's chat_history.jsonl is not in the bundle): text",
+         "sqlite:session_docs:1/content")]
+
+
+def test_an_interrupted_prior_turn_is_a_row_after_the_prompt():
+    rows = chat_rows(jsonl({"type": "user", "content": "go on", "prompt_index": 1, "prior_turn_interrupt": True}))
+    assert [row.turn_type for row in rows] == ["user", "system"] and rows[1].text.startswith("interrupted: ")
+
+
+def test_a_backend_tool_call_is_named_by_its_kind_and_needs_no_result():
+    rows = chat_rows(jsonl({"type": "backend_tool_call", "kind": "web_search"}))
+    assert [(row.turn_type, row.tool_name, row.tool_use_id) for row in rows] == [("tool_use", "web_search", "")]

@@ -35,7 +35,8 @@ Sample records::
 References: superagent-ai/grok-cli@fb97af83f0 src/storage/db.ts:23-40, src/storage/migrations.ts:28-110,
 src/storage/transcript.ts:114-200, src/utils/workspace-trust.ts:6-21,41-43, src/agent/delegations.ts:15-36,74-94,
 225-235, src/tools/schedule.ts:7-22, src/payments/history.ts:6-15, src/payments/types.ts:14-27;
-tony/agentgrep@03d12d60c0 src/agentgrep/store_catalog/grok.py (Grok Build stores, [obs]);
+tony/agentgrep@03d12d60c0 src/agentgrep/store_catalog/grok.py and tony/agentgrep@9278f55600
+docs/_observations/grok/1.0.25.toml (Grok Build stores and record keys, [obs]);
 research/formats-cli-agents.md section 5.
 """
 

@@ -94,6 +94,9 @@ def _user(session: _Session, record: dict, locator: str) -> Iterator[Draft]:
         yield Draft("system", f"injected context ({as_text(reason)}): {text}", locator, **session.fields(record))
         return
     yield Draft("user", text, locator, **session.fields(record))
+    if record.get("prior_turn_interrupt") is True:  # [obs] key; the user cut the turn before this prompt short
+        yield Draft("system", "interrupted: the turn before this prompt was interrupted (prior_turn_interrupt)",
+                    f"{locator}/prior_turn_interrupt", **session.fields(record))
 
 
 def _model_rows(session: _Session, record: dict, locator: str) -> Iterator[Draft]:
@@ -159,9 +162,9 @@ def _reasoning(session: _Session, record: dict, locator: str) -> Iterator[Draft]
 
 
 def _backend_call(session: _Session, record: dict, locator: str) -> Iterator[Draft]:
-    """A host-side call (web search and the like): its shape is not known, so it is shown whole, unjoined."""
+    """A host-side call (web search and the like): only ``kind`` is observed, so the record is shown, unjoined."""
     shown = {key: value for key, value in record.items() if key not in ("type", "role", "timestamp")}
-    name = as_text(record.get("name") or record.get("tool_name"))
+    name = as_text(record.get("kind") or record.get("name") or record.get("tool_name"))
     yield Draft("tool_use", excerpt(json.dumps(shown, ensure_ascii=False, separators=(",", ":")), 4000), locator,
                 tool_name=name or "backend_tool_call", **session.fields(record))
 

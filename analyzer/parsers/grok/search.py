@@ -1,13 +1,15 @@
-"""Grok Build's sessions/session_search.sqlite: the FTS5 search index of sessions (secondary).
+"""Grok Build's sessions/session_search.sqlite: the search index of sessions (secondary).
 
-[obs] ``session_docs`` is an FTS5 table (session_id, cwd, updated_at Unix s,
-title, content, content_hash, last_indexed_offset) beside a ``meta`` table.
-The virtual table itself is never opened: a subject's database could name any
-module, and Python's sqlite3 may be built without FTS5. An FTS5 table with
-its own content keeps every column in the shadow table
-``session_docs_content`` (``id``, ``c0`` ... ``cN`` in declared order), an
-ordinary table that is read instead; a contentless or external-content index
-keeps no text there, and says so in one ``parser:`` row.
+[obs] Two layouts are described. At 1.0.25 ``session_docs`` (session_id, cwd,
+updated_at Unix s, title, content, content_hash, last_indexed_offset) is an
+ordinary table, indexed by the FTS5 table ``session_docs_fts(title, content)``
+(external content: it keeps no text of its own); it is read as it is. The
+research describes ``session_docs`` itself as the FTS5 table; its columns
+then sit in the shadow table ``session_docs_content`` (``id``, ``c0`` ...
+``cN`` in declared order), an ordinary table that is read instead. A virtual
+table is never opened: a subject's database could name any module, and
+Python's sqlite3 may be built without FTS5. An FTS5 ``session_docs`` without
+a content table (contentless or external content) is one ``parser:`` row.
 
 Rows: ``session: <title> (cwd=<cwd>)`` per indexed session (summary.json writes
 the same text, so a repeat is dropped); the indexed content only for a session

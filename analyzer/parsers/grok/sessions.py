@@ -100,7 +100,7 @@ def parse_subagent_meta(ctx: ParseContext, document: dict) -> Iterator[Draft]:
     calls = document.get("tool_calls")
     facts = [f"{key}={as_text(document[key])}" for key in
              ("subagent_id", "child_session_id", "status", "turns", "duration_ms", "completed_at",
-              "effective_context_source") if document.get(key) not in (None, "")]
+              "effective_context_source", "resumed_from", "fork_copy_error") if document.get(key) not in (None, "")]
     if isinstance(calls, list):
         facts.append(f"tool_calls={len(calls)}")
     kind, description = as_text(document.get("subagent_type")), as_text(document.get("description"))
