@@ -39,7 +39,7 @@ class _Book:
     """Sessions' columns, the calls seen in messages, and the ledger joining calls to results."""
 
     def __init__(self):
-        self.sessions: dict[str, dict] = {}
+        self.sessions: dict[str, dict] = {}  # session id -> its project (cwd_at_start)
         self.calls = CallLedger()
         self.call_rows: dict[int, str] = {}  # tool_calls.id -> ledger key, for tool_results
         self.stored: dict[str, int] = {}  # ledger key -> tool_calls rowid
@@ -92,14 +92,7 @@ def _database_rows(ctx: ParseContext, connection: sqlite3.Connection, book: _Boo
     book.connection = connection
     for row in _table(connection, "sessions", "rowid"):
         yield from _session_rows(row, book)
-    if sqlite_safe.is_real_table(connection, "tool_calls"):
-        for row in sqlite_safe.table_rows(connection, "tool_calls", "tool_calls ids", ("session_id", "tool_call_id")):
-            _remember_call(row, book)
-    if sqlite_safe.is_real_table(connection, "usage_events"):
-        for row in sqlite_safe.table_rows(connection, "usage_events", "usage_events models",
-                                          ("session_id", "message_seq", "source", "model")):
-            if row.get("source") == "message" and isinstance(row.get("message_seq"), int):
-                book.models[(as_text(row.get("session_id")), row["message_seq"])] = as_text(row.get("model"))
+    _load_joins(connection, book)
     for row in _table(connection, "messages", "session_id, seq"):
         yield from _message_rows(row, book)
     for row in _table(connection, "tool_calls", "rowid"):
@@ -112,11 +105,23 @@ def _database_rows(ctx: ParseContext, connection: sqlite3.Connection, book: _Boo
         yield from _usage(row, book)
 
 
+def _load_joins(connection: sqlite3.Connection, book: _Book) -> None:
+    """Read before the messages: which calls tool_calls holds, and the model of each message's usage event."""
+    if sqlite_safe.is_real_table(connection, "tool_calls"):
+        for row in sqlite_safe.table_rows(connection, "tool_calls", "tool_calls ids", ("session_id", "tool_call_id")):
+            _remember_call(row, book)
+    if sqlite_safe.is_real_table(connection, "usage_events"):
+        for row in sqlite_safe.table_rows(connection, "usage_events", "usage_events models",
+                                          ("session_id", "message_seq", "source", "model")):
+            if row.get("source") == "message" and isinstance(row.get("message_seq"), int):
+                book.models[(as_text(row.get("session_id")), row["message_seq"])] = as_text(row.get("model"))
+
+
 def _session_rows(row: dict, book: _Book) -> Iterator[Draft]:
     locator = f"sqlite:sessions:{as_text(row.get('_rowid'))}"
     yield from _clean(row, locator)
     session = as_text(row.get("id"))
-    book.sessions[session] = {"project_path": as_text(row.get("cwd_at_start")), "model": as_text(row.get("model"))}
+    book.sessions[session] = {"project_path": as_text(row.get("cwd_at_start"))}
     columns = book.columns(session, row.get("created_at"))
     facts = ", ".join(f"{key}={as_text(row[key])}" for key in SESSION_FIELDS if row.get(key) not in (None, ""))
     yield Draft("system", f"session: {as_text(row.get('title'))} ({facts})", locator, **columns)
