@@ -1,4 +1,4 @@
-r"""Timeline formats: CSV (RFC 4180, header row) and JSON Lines, UTF-8, \n line ends.
+r"""Timeline formats: CSV (RFC 4180, header row), JSON Lines, and both for Timesketch; UTF-8, \n line ends.
 
 Columns and their order are ``rows.COLUMNS``; the JSONL objects keep that key
 order. Rows are rendered to text by the workers that parse them
@@ -11,9 +11,10 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
+from aitrail.analyzer import timesketch
 from aitrail.analyzer.rows import COLUMNS
 
-FORMATS = ("csv", "jsonl")
+FORMATS = ("csv", "jsonl", "timesketch", "timesketch-csv")
 
 
 def _csv_field(field: str) -> str:
@@ -45,15 +46,27 @@ def timeline_csv_line(row: tuple) -> str:
     return ",".join(fields) + "\n"
 
 
-def renderer(format_name: str) -> Callable[[tuple], str]:
-    """A function from a row to its line (with the line end)."""
+def renderer(format_name: str, context: dict | None = None) -> Callable[[tuple], str]:
+    """A function from a row to its line (with the line end).
+
+    ``context``: the bundle's hostname, case id and collection start
+    (timesketch.bundle_context), which the Timesketch formats add to each row.
+    """
     if format_name == "csv":
         return timeline_csv_line
     if format_name == "jsonl":
         return lambda row: json.dumps(dict(zip(COLUMNS, row, strict=True)), ensure_ascii=False) + "\n"
+    if format_name == "timesketch":
+        return timesketch.jsonl_renderer(context or {})
+    if format_name == "timesketch-csv":
+        return timesketch.csv_renderer(context or {}, csv_line)
     raise ValueError(f"unknown format {format_name!r}")
 
 
 def header(format_name: str) -> str:
-    """The text before the first row: the column-name record for CSV, nothing for JSON Lines."""
-    return renderer(format_name)(COLUMNS) if format_name == "csv" else ""
+    """The text before the first row: the column-name record for the CSV formats, nothing for JSON Lines."""
+    if format_name == "csv":
+        return timeline_csv_line(COLUMNS)
+    if format_name == "timesketch-csv":
+        return csv_line(timesketch.CSV_COLUMNS)
+    return ""

@@ -199,7 +199,7 @@ def _analyze(options: AnalyzeOptions, worker: Worker) -> AnalyzeResult:
     report, runs, matched = _parse_primary(options, worker, primary, stats)
     if not report.ok and not options.force:
         raise NotVerified(report.problems)
-    render = export.renderer(options.format)
+    render = worker.render
     forced = [_forced_row(report.problems, bundle.problems)] if not report.ok else []
     runs.extend(secondary_module.kept_runs(
         itertools.chain(secondary_module.kept_rows(spool, matched, stats),

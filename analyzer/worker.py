@@ -22,6 +22,7 @@ from aitrail.analyzer.registry import Parser, parsers
 from aitrail.analyzer.rows import COLUMNS
 from aitrail.analyzer.runs import Run
 from aitrail.analyzer.secondary import KeySet, dedup_key
+from aitrail.analyzer.timesketch import bundle_context
 
 RUN_BYTES = 16 * 1024 * 1024  # rendered text a worker holds before it writes a sorted run
 _TEXT = COLUMNS.index("text")
@@ -90,7 +91,7 @@ class Worker:
         self.registry: dict[str, Parser] = parsers()
         self.cache: dict = {}  # join tables, shared by the parsers of this process
         self.keys: KeySet | None = keys  # secondary dedup keys, once the secondary stores are parsed
-        self.render: Callable[[tuple], str] = export.renderer(format_name)
+        self.render: Callable[[tuple], str] = export.renderer(format_name, bundle_context(bundle.collection))
         self.pid = os.getpid()
 
     @classmethod

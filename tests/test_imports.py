@@ -51,10 +51,13 @@ def test_aitrail_help_loads_nothing_from_the_analyzer():
 
 
 def test_the_lazy_short_help_is_the_commands_own():
-    from aitrail.analyzer.cli import analyze
+    import importlib
+
     from aitrail.collector.cli import LazyGroup
 
-    assert LazyGroup.lazy_help["analyze"] == analyze.get_short_help_str(limit=200)
+    for name, (module, attribute) in LazyGroup.lazy.items():
+        command = getattr(importlib.import_module(module), attribute)
+        assert LazyGroup.lazy_help[name] == command.get_short_help_str(limit=200), name
 
 
 def test_verify_loads_neither_the_planner_nor_the_walker():

@@ -27,6 +27,7 @@ from collections.abc import Iterator
 
 from aitrail.analyzer import sqlite_safe
 from aitrail.analyzer.context import ParseContext
+from aitrail.analyzer.formats.database import each_database_row
 from aitrail.analyzer.formats.decode import decode_json
 from aitrail.analyzer.formats.jsonl import Line, each_line, read_jsonl
 from aitrail.analyzer.formats.text import bad_file, bad_line, bad_record, json_document
@@ -204,17 +205,7 @@ def _edge_rows(edge: dict, created: dict[str, int | None], known: frozenset[str]
 
 def parse_state_db(ctx: ParseContext) -> Iterator[Draft]:
     """Threads and spawn edges of state_5.sqlite, streamed: memory does not grow with the threads."""
-    try:
-        connection = ctx.sqlite()
-    except sqlite3.Error as exc:
-        yield bad_file(f"{ctx.source.name}: cannot open: {exc}")
-        return
-    try:
-        yield from _state_rows(ctx, connection)
-    except sqlite3.Error as exc:
-        yield bad_file(f"{ctx.source.name}: cannot read: {exc}")
-    finally:
-        connection.close()
+    yield from each_database_row(ctx, lambda connection: _state_rows(ctx, connection))
 
 
 def _state_rows(ctx: ParseContext, connection: sqlite3.Connection) -> Iterator[Draft]:

@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from aitrail.analyzer import sqlite_safe
 from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.formats.calls import CallLedger
-from aitrail.analyzer.formats.database import database_rows
+from aitrail.analyzer.formats.database import each_database_row
 from aitrail.analyzer.formats.decode import decode_json
 from aitrail.analyzer.formats.text import bad_file, bad_record, excerpt
 from aitrail.analyzer.rows import Draft, ns_from_iso
@@ -65,7 +65,7 @@ def _key(session: str, call_id: str) -> str:
 def parse_dev_db(ctx: ParseContext) -> Iterator[Draft]:
     """grok.db (with its -wal): every session's turns, one tool_use and one tool_result per call."""
     book = _Book()
-    yield from database_rows(ctx, lambda ctx, connection: _database_rows(ctx, connection, book))
+    yield from each_database_row(ctx, lambda connection: _database_rows(ctx, connection, book))
     yield from book.calls.orphans()  # also after a failed read: the calls read before it are still open
 
 

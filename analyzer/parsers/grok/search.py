@@ -24,7 +24,7 @@ from collections.abc import Iterator
 
 from aitrail.analyzer import sqlite_safe
 from aitrail.analyzer.context import ParseContext
-from aitrail.analyzer.formats.database import database_rows
+from aitrail.analyzer.formats.database import each_database_row
 from aitrail.analyzer.formats.text import bad_file, bad_record
 from aitrail.analyzer.rows import Draft, ns_from_seconds
 
@@ -59,7 +59,7 @@ def chat_sessions(ctx: ParseContext) -> frozenset[str]:
 
 def parse_session_search(ctx: ParseContext) -> Iterator[Draft]:
     """session_search.sqlite: a ``session:`` row per indexed session, its text when the session is gone."""
-    yield from database_rows(ctx, _index_rows)
+    yield from each_database_row(ctx, lambda connection: _index_rows(ctx, connection))
 
 
 def _documents(connection: sqlite3.Connection) -> tuple[Iterator[dict] | None, str, str]:

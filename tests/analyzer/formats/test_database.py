@@ -1,54 +1,48 @@
-"""formats.database: a database's rows, and one row when it cannot be opened or read."""
+"""formats/database.py: a database that cannot be opened or read is one parser: row, the rows before it stay."""
 
 from __future__ import annotations
 
-import os
 import sqlite3
-import tempfile
 
-from aitrail.analyzer.context import ParseContext
-from aitrail.analyzer.formats.database import database_rows
+from aitrail.analyzer.formats.database import each_database_row
 from aitrail.analyzer.rows import Draft
-from tests.analyzer.fakes import FakeBundle
 
 
-def context(data: bytes) -> ParseContext:
-    bundle = FakeBundle({("x.db", "x.sqlite"): data})
-    return ParseContext(bundle, bundle.source("x.sqlite"), {})
+class Context:
+    """Just what each_database_row uses of a ParseContext."""
+
+    def __init__(self, connect):
+        self._connect = connect
+        self.source = type("Source", (), {"name": "chat.db"})()
+
+    def sqlite(self):
+        return self._connect()
 
 
-def a_database() -> bytes:
-    handle, path = tempfile.mkstemp()
-    os.close(handle)
+def test_rows_are_given_and_the_connection_is_closed():
+    connection = sqlite3.connect(":memory:")
+    rows = list(each_database_row(Context(lambda: connection), lambda c: [Draft("system", "one", "sqlite:t:1")]))
+    assert [row.text for row in rows] == ["one"]
     try:
-        connection = sqlite3.connect(path)
-        connection.executescript("CREATE TABLE t (v TEXT); INSERT INTO t VALUES ('a'), ('b');")
-        connection.close()
-        with open(path, "rb") as stream:
-            return stream.read()
-    finally:
-        os.unlink(path)
+        connection.execute("SELECT 1")
+        raise AssertionError("the connection should be closed")
+    except sqlite3.ProgrammingError:
+        pass
 
 
-def values(ctx, connection):
-    for (value,) in connection.execute("SELECT v FROM t ORDER BY v"):
-        yield Draft("system", value, "file")
+def test_a_database_that_cannot_be_opened_is_one_parser_row():
+    def refuse():
+        raise sqlite3.DatabaseError("file is not a database")
+
+    rows = list(each_database_row(Context(refuse), lambda c: []))
+    assert [row.text for row in rows] == ["parser: unparseable file (chat.db: cannot open: file is not a database)"]
 
 
-def test_the_rows_of_the_reader_are_given():
-    assert [row.text for row in database_rows(context(a_database()), values)] == ["a", "b"]
-
-
-def test_a_failing_query_is_one_cannot_read_row_after_the_rows_before_it():
-    def failing(ctx, connection):
-        yield Draft("system", "before", "file")
+def test_a_query_that_fails_part_way_keeps_the_rows_before_it():
+    def rows(connection):
+        yield Draft("system", "first", "sqlite:t:1")
         connection.execute("SELECT * FROM missing")
 
-    rows = list(database_rows(context(a_database()), failing))
-    assert [row.text for row in rows][0] == "before"
-    assert rows[1].text.startswith("parser: unparseable file (x.sqlite: cannot read: no such table")
-
-
-def test_bytes_that_are_no_database_are_one_parser_row():
-    rows = list(database_rows(context(b"not a database at all, just text" * 4), values))
-    assert len(rows) == 1 and rows[0].text.startswith("parser: unparseable file (x.sqlite: cannot ")
+    out = list(each_database_row(Context(lambda: sqlite3.connect(":memory:")), rows))
+    assert [row.text for row in out] == ["first",
+                                         "parser: unparseable file (chat.db: cannot read: no such table: missing)"]

@@ -1,0 +1,116 @@
+r"""Timesketch-ready rows: the timeline's columns plus ``message``, ``datetime`` and ``timestamp_desc``.
+
+Timesketch's importers require ``message``, ``datetime`` and
+``timestamp_desc`` on every event (timesketch/lib/utils.py
+``TIMESKETCH_FIELDS``) and drop rows whose ``datetime`` is empty. Each row
+here carries:
+
+* ``message``: ``<agent> <turn type>[ <tool>]: <text>``, the text cut at
+  MESSAGE_CHARS with its length given (the whole text stays in ``text``);
+* ``datetime``: the row's ``timestamp_utc``; ``timestamp``: the same in
+  microseconds (what Timesketch stores);
+* ``timestamp_desc``: what the time means, from the turn type and the fixed
+  prefixes (``Prompt submitted``, ``Tool call``, ``Permission decision``...),
+  with the kind of time when it is not the record's own (``File modified
+  (...)``, ``... (session time)``, ``... (log folder time)``);
+* the 17 timeline columns under their own names, then ``hostname`` and
+  ``case_id`` from collection.json;
+* a row with no time is **kept**: its ``datetime`` is the collection's start
+  (the moment the evidence is known to have existed),
+  ``timestamp_desc`` is ``No time recorded (collection time)``,
+  ``aitrail_no_timestamp`` is true and ``tag`` is ``["aitrail-no-timestamp"]``,
+  so it can be filtered out or found in one query.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from datetime import datetime
+
+from aitrail.analyzer.rows import COLUMNS
+
+MESSAGE_CHARS = 2000
+EXTRA_COLUMNS = ("message", "datetime", "timestamp", "timestamp_desc")
+TRAILING_COLUMNS = ("hostname", "case_id", "aitrail_no_timestamp", "tag")
+CSV_COLUMNS = (*EXTRA_COLUMNS, *COLUMNS, *TRAILING_COLUMNS)
+NO_TIME_TAG = "aitrail-no-timestamp"
+
+_INDEX = {name: COLUMNS.index(name) for name in COLUMNS}
+TURN_DESCRIPTIONS = {"user": "Prompt submitted", "assistant": "Assistant reply", "thinking": "Model thinking",
+                     "tool_use": "Tool call", "tool_result": "Tool result"}
+PREFIX_DESCRIPTIONS = (("permission decision:", "Permission decision"), ("permission setting:", "Permission setting"),
+                       ("model:", "Model in use"), ("task:", "Task entry"), ("parser:", "Parser problem"),
+                       ("verify:", "Verification result"), ("session", "Session record"))
+TIME_KINDS = {"index": "{} (session time)", "log-dir": "{} (log folder time)", "file-mtime": "File modified ({})"}
+
+
+def describe(turn_type: str, text: str, timestamp_source: str) -> str:
+    """The ``timestamp_desc`` of a row: what happened, and what kind of time says when."""
+    base = TURN_DESCRIPTIONS.get(turn_type)
+    if base is None:
+        base = next((label for prefix, label in PREFIX_DESCRIPTIONS if text.startswith(prefix)), "Agent event")
+    return TIME_KINDS.get(timestamp_source, "{}").format(base)
+
+
+def message(row: tuple) -> str:
+    """``<agent> <turn type>[ <tool>]: <text>``, bounded."""
+    text = row[_INDEX["text"]]
+    if len(text) > MESSAGE_CHARS:
+        text = f"{text[:MESSAGE_CHARS]}… ({len(text)} characters; the whole text is in the text field)"
+    tool = row[_INDEX["tool_name"]]
+    return f"{row[_INDEX['agent']]} {row[_INDEX['turn_type']]}{' ' + tool if tool else ''}: {text}"
+
+
+def microseconds(iso: str) -> int:
+    """An aitrail ``timestamp_utc`` (``...Z``, ms or ns) as microseconds since the epoch."""
+    seconds, _, fraction = iso.rstrip("Z").partition(".")
+    whole = datetime.fromisoformat(seconds + "+00:00")
+    return int(whole.timestamp()) * 1_000_000 + int((fraction + "000000")[:6])
+
+
+def bundle_context(collection: dict) -> dict:
+    """hostname, case id and collection start of a bundle's collection.json (missing values empty)."""
+    host = collection.get("host") if isinstance(collection.get("host"), dict) else {}
+    case = collection.get("case") if isinstance(collection.get("case"), dict) else {}
+    started = collection.get("started_utc") if isinstance(collection.get("started_utc"), str) else ""
+    return {"hostname": str(host.get("hostname") or ""), "case_id": str(case.get("case_id") or ""),
+            "collected_utc": started}
+
+
+def event(row: tuple, context: dict) -> dict:
+    """The Timesketch event of one timeline row, keys in CSV_COLUMNS order."""
+    timestamp = row[_INDEX["timestamp_utc"]]
+    missing = not timestamp
+    if missing:
+        when, desc = context.get("collected_utc", ""), "No time recorded (collection time)"
+    else:
+        when = timestamp
+        desc = describe(row[_INDEX["turn_type"]], row[_INDEX["text"]], row[_INDEX["timestamp_source"]])
+    try:
+        micros = microseconds(when) if when else 0
+    except ValueError:
+        micros = 0
+    out = {"message": message(row), "datetime": when, "timestamp": micros, "timestamp_desc": desc}
+    out.update(zip(COLUMNS, row, strict=True))
+    out.update(hostname=context.get("hostname", ""), case_id=context.get("case_id", ""),
+               aitrail_no_timestamp=missing, tag=[NO_TIME_TAG] if missing else [])
+    return out
+
+
+def jsonl_renderer(context: dict) -> Callable[[tuple], str]:
+    """Rows as Timesketch JSONL events."""
+    return lambda row: json.dumps(event(row, context), ensure_ascii=False) + "\n"
+
+
+def csv_renderer(context: dict, csv_line: Callable[[tuple], str]) -> Callable[[tuple], str]:
+    """Rows as Timesketch CSV records (``tag`` as a JSON list, booleans as true/false)."""
+
+    def render(row: tuple) -> str:
+        values = event(row, context)
+        values["timestamp"] = str(values["timestamp"])
+        values["aitrail_no_timestamp"] = "true" if values["aitrail_no_timestamp"] else "false"
+        values["tag"] = json.dumps(values["tag"])
+        return csv_line(tuple(values[name] for name in CSV_COLUMNS))
+
+    return render

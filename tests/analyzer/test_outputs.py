@@ -1,0 +1,147 @@
+"""aitrail export bodyfile and aitrail extract, used the way an examiner would (docs/outputs.md)."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.collector.bundle_tools import rewrite
+from tests.conftest import FIXTURES, bundle_records, write_tree
+
+PIPE_NAME = "notes|draft.jsonl"
+
+
+def odd_home(tmp_path: Path) -> Path:
+    """A Claude Code home with a link, a file whose name holds '|', and one whose name is not UTF-8."""
+    home = tmp_path / "home"
+    shutil.copytree(FIXTURES / "demo-home", home, symlinks=True)
+    projects = home / ".claude" / "projects" / "-home-alice-src-acme-api"
+    write_tree(projects, {PIPE_NAME: '{"type":"user"}\n'})
+    os.symlink("4f9d2c1e-7b3a-4e55-9a0c-2d6e8b1f0a37.jsonl", projects / "latest.jsonl")
+    (projects.parent / os.fsdecode(b"-home-alice-caf\xe9")).mkdir()
+    (projects.parent / os.fsdecode(b"-home-alice-caf\xe9") / "s.jsonl").write_text('{"type":"user"}\n')
+    os.utime(projects / PIPE_NAME, ns=(1_700_000_000_123_456_789, 1_700_000_100_987_654_321))
+    return home
+
+
+@pytest.fixture
+def bundle(cli, tmp_path) -> Path:
+    out = tmp_path / "b.tar.zst"
+    result = cli("collect", "--home", odd_home(tmp_path), "-o", out, "--quiet")
+    assert result.exit_code == 0, result.output
+    return out
+
+
+def test_the_bodyfile_has_eleven_fields_per_record_and_the_times_of_files_jsonl(cli, bundle, tmp_path):
+    body = tmp_path / "body.txt"
+    result = cli("export", "bodyfile", bundle, "-o", body)
+    assert result.exit_code == 0, result.output
+    lines = body.read_text().splitlines()
+    with_stat = [record for record in bundle_records(bundle) if record.get("stat")]
+    assert len(lines) == len(with_stat)
+    for line, record in zip(lines, with_stat, strict=True):
+        fields = line.split("|")
+        assert len(fields) == 11, line
+        stat = record["stat"]
+        assert fields[2] == str(stat["ino"]) and fields[6] == str(stat["size"])
+        assert fields[7:10] == [str(stat[key] // 10**9) for key in ("atime_ns", "mtime_ns", "ctime_ns")]
+        assert fields[0] == (record["sha256"] or "0")
+    piped = next(line for line in lines if "notes" in line)
+    assert "notes\\x7cdraft.jsonl" in piped and piped.split("|")[8] == "1700000100"
+    assert any("caf\\xe9" in line for line in lines), "a byte that is not UTF-8 is written as \\xNN"
+    assert any(line.split("|")[3].startswith("l") and " -> 4f9d2c1e" in line for line in lines)
+
+
+@pytest.mark.skipif(shutil.which("mactime") is None, reason="sleuthkit's mactime is not installed")
+def test_mactime_reads_the_bodyfile(cli, bundle, tmp_path):
+    body = tmp_path / "body.txt"
+    assert cli("export", "bodyfile", bundle, "-o", body).exit_code == 0
+    out = subprocess.run(["mactime", "-b", str(body), "-z", "UTC", "-d"], capture_output=True, text=True, check=True)
+    rows = [row.split(",") for row in out.stdout.splitlines()[1:]]
+    piped = [row for row in rows if row[-1].strip('"').endswith("notes\\x7cdraft.jsonl")]
+    # mactime prints one line per distinct time of the file: here atime, mtime, ctime (and birth)
+    assert {row[0] for row in piped} >= {"Tue Nov 14 2023 22:13:20", "Tue Nov 14 2023 22:15:00"}
+
+
+def test_extract_writes_every_collected_file_with_its_bytes_mode_and_times(cli, bundle, tmp_path):
+    target = tmp_path / "out"
+    result = cli("extract", bundle, target)
+    assert result.exit_code == 0, result.output
+    seen = set()
+    for record in bundle_records(bundle):
+        if record["source_path_b64"] in seen:
+            continue  # one file matched by several stores (reading a link again would change its atime)
+        seen.add(record["source_path_b64"])
+        path = os.fsencode(target) + b"/" + base64.b64decode(record["source_path_b64"]).lstrip(b"/")
+        if record["outcome"] not in ("collected", "changed_during_read", "symlink"):
+            assert not os.path.lexists(path), f"{record['path']} ({record['outcome']}) must not be written"
+            continue
+        info = os.lstat(path)
+        assert info.st_mtime_ns == record["stat"]["mtime_ns"] and info.st_atime_ns == record["stat"]["atime_ns"]
+        if record["type"] == "symlink":
+            assert os.readlink(path) == base64.b64decode(record["link_target_b64"])
+            continue
+        assert oct(info.st_mode & 0o777)[2:] == record["stat"]["mode"][-3:]
+        with open(path, "rb") as handle:
+            assert hashlib.sha256(handle.read()).hexdigest() == record["sha256"]
+
+
+def test_extract_refuses_an_existing_directory(cli, bundle, tmp_path):
+    result = cli("extract", bundle, tmp_path)
+    assert result.exit_code == 2 and "exists" in result.output + result.stderr
+
+
+def test_extract_refuses_a_path_that_climbs_and_writes_the_rest(cli, bundle, tmp_path):
+    from aitrail.collector.bundle.reader import BundleReader
+
+    with BundleReader(bundle) as reader:
+        lines = reader.read_data("aitrail/files.jsonl").decode().splitlines()
+    records = [json.loads(line) for line in lines]
+    victim = next(record for record in records if record["outcome"] == "collected")
+    victim["source_path_b64"] = base64.b64encode(b"/home/alice/../../../../tmp/aitrail-escape").decode()
+    victim["source_path"] = "/home/alice/../../../../tmp/aitrail-escape"
+    forged = tmp_path / "forged.tar.zst"
+    files = "".join(json.dumps(record, sort_keys=True, separators=(",", ":")) + "\n" for record in records)
+    rewrite(bundle, forged, {"aitrail/files.jsonl": files.encode()})
+    result = cli("extract", forged, tmp_path / "out")
+    assert result.exit_code == 1, result.output + result.stderr
+    assert "REFUSED  /home/alice/../../../../tmp/aitrail-escape: an empty, '.' or '..' component" in result.stderr
+    assert not os.path.lexists("/tmp/aitrail-escape")
+    written = sum(len(files) for _, _, files in os.walk(tmp_path / "out"))  # files and links
+    kept = {record["source_path_b64"] for record in records if record["outcome"] in ("collected", "symlink")}
+    assert written == len(kept) - 1
+
+
+def test_extract_never_writes_through_a_link_already_in_the_tree(tmp_path):
+    from aitrail.analyzer.extract import Extractor
+
+    root = tmp_path / "out"
+    root.mkdir()
+    (tmp_path / "elsewhere").mkdir()
+    os.symlink(tmp_path / "elsewhere", root / "home")
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        extractor = Extractor(reader=None, root_fd=fd)
+        with pytest.raises(OSError):
+            extractor.directory([b"home", b"alice"])
+    finally:
+        os.close(fd)
+    assert not list((tmp_path / "elsewhere").iterdir())
+
+
+def test_export_and_extract_refuse_a_bundle_that_fails_verification(cli, bundle, tmp_path):
+    from tests.collector.bundle_tools import flip_byte
+
+    damaged = tmp_path / "damaged.tar.zst"
+    shutil.copy(bundle, damaged)
+    flip_byte(damaged, 200)
+    assert cli("export", "bodyfile", damaged, "-o", tmp_path / "body").exit_code == 1
+    assert cli("extract", damaged, tmp_path / "out").exit_code == 1
+    assert not os.path.lexists(tmp_path / "body") and not os.path.lexists(tmp_path / "out")

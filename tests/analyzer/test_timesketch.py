@@ -1,0 +1,69 @@
+"""--format timesketch / timesketch-csv: every row is accepted by Timesketch's own import code, none dropped."""
+
+from __future__ import annotations
+
+import json
+
+import pandas
+import pytest
+from timesketch_import_client import importer
+
+from aitrail.analyzer.timesketch import describe
+from tests.conftest import FIXTURES
+from tests.test_golden import timeline
+
+# Timesketch's server refuses a file without these columns and drops a row whose datetime is empty or
+# unparseable (timesketch/lib/utils.py TIMESKETCH_FIELDS, read_and_validate_csv / _jsonl).
+TIMESKETCH_FIELDS = {"message", "datetime", "timestamp_desc"}
+CASE = FIXTURES / "pi" / "damaged"  # rows with and without a time
+
+
+def events(cli, tmp_path, format_name: str = "timesketch") -> list[dict]:
+    return [json.loads(line) for line in timeline(cli, CASE, tmp_path, "--format", format_name,
+                                                  name="t.jsonl").decode().splitlines()]
+
+
+def test_the_import_client_accepts_every_jsonl_event_and_keeps_its_time(cli, tmp_path):
+    rows = events(cli, tmp_path)
+    golden = (CASE / "expected.csv").read_text().splitlines()
+    assert len(rows) == len(golden) - 1, "one event per timeline row"
+    streamer = importer.ImportStreamer()
+    for row in rows:
+        fixed = dict(row)
+        streamer._fix_dict(fixed)  # what ImportStreamer.add_dict does to each event before upload
+        assert TIMESKETCH_FIELDS <= fixed.keys()
+        assert fixed["datetime"] and pandas.notna(pandas.to_datetime(fixed["datetime"], utc=True))
+        assert fixed["message"].startswith("pi ")
+
+
+def test_rows_without_a_time_are_kept_flagged_at_the_collection_time(cli, tmp_path):
+    rows = events(cli, tmp_path)
+    untimed = [row for row in rows if row["timestamp_utc"] == ""]
+    assert untimed, "the damaged case has parser: rows without a time"
+    for row in untimed:
+        assert row["aitrail_no_timestamp"] is True and row["tag"] == ["aitrail-no-timestamp"]
+        assert row["timestamp_desc"] == "No time recorded (collection time)" and row["datetime"]
+    timed = [row for row in rows if row["timestamp_utc"]]
+    assert all(row["datetime"] == row["timestamp_utc"] and not row["aitrail_no_timestamp"] for row in timed)
+
+
+def test_the_csv_form_passes_the_data_frame_check_with_no_row_dropped(cli, tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_bytes(timeline(cli, CASE, tmp_path / "run", "--format", "timesketch-csv", name="t.csv"))
+    frame = pandas.read_csv(path, keep_default_na=False, dtype=str)
+    assert TIMESKETCH_FIELDS <= set(frame.columns)
+    fixed = importer.ImportStreamer()._fix_data_frame(frame)
+    parsed = pandas.to_datetime(fixed["datetime"], utc=True, format="mixed", errors="coerce")
+    assert not parsed.isna().any() and len(fixed) == len((CASE / "expected.csv").read_text().splitlines()) - 1
+
+
+@pytest.mark.parametrize("turn, text, source, expected", [
+    ("user", "fix it", "record", "Prompt submitted"),
+    ("tool_use", "{}", "index", "Tool call (session time)"),
+    ("system", "permission decision: denied", "record", "Permission decision"),
+    ("system", "permission setting: a=1 (from x)", "file-mtime", "File modified (Permission setting)"),
+    ("system", "parser: unparseable line", "none", "Parser problem"),
+    ("system", "thinking level: high", "record", "Agent event"),
+])
+def test_timestamp_desc_says_what_happened_and_what_kind_of_time_it_is(turn, text, source, expected):
+    assert describe(turn, text, source) == expected
