@@ -20,7 +20,8 @@ SUMMARY_COLUMNS = (("agent", "agent", "<"), ("store", "store", "<"), ("files", "
 @click.argument("bundle", type=click.Path(dir_okay=False, exists=True))
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False, allow_dash=True),
               help="Timeline file to write ('-': standard output).")
-@click.option("--format", "format_name", type=click.Choice(FORMATS), default="csv", show_default=True)
+@click.option("--format", "format_name", type=click.Choice((*FORMATS, "xlsx")), default="csv", show_default=True,
+              help="csv, jsonl, timesketch (JSONL), timesketch-csv, or xlsx (every cell text; see docs/outputs.md).")
 @click.option("--agent", "agents", multiple=True, help="Only this agent (repeatable; see 'aitrail catalog list').")
 @click.option("--force", is_flag=True, help="Analyze a bundle that fails verification (every output says so).")
 @click.option("--summary", "summary_path", type=click.Path(dir_okay=False),
@@ -39,11 +40,13 @@ def analyze(bundle, output, format_name, agents, force, summary_path, jobs, publ
     """
     _check_outputs(output, summary_path)
     _check_agents(agents)
+    if format_name == "xlsx" and output == "-":
+        raise click.UsageError("--format xlsx writes a file; give -o a file name")
     options = AnalyzeOptions(bundle=bundle, output=output, format=format_name, agents=list(agents), force=force,
                              jobs=jobs, progress=not quiet, public_key=public_key,
                              require_signature=require_signature)
     try:
-        result = run_analysis(options)
+        result = _run_xlsx(options) if format_name == "xlsx" else run_analysis(options)
     except NotVerified as exc:
         for problem in exc.problems:
             click.echo(f"FAIL  {problem}", err=True)
@@ -65,6 +68,25 @@ def analyze(bundle, output, format_name, agents, force, summary_path, jobs, publ
                    err=True)
     if not quiet:
         _print_summary(summary)
+
+
+def _run_xlsx(options: AnalyzeOptions):
+    """The analysis to a JSONL file beside nothing, then the workbook from it (the output claimed first)."""
+    import dataclasses
+    import tempfile
+
+    from aitrail.analyzer.xlsx import write_xlsx
+
+    os.close(os.open(options.output, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644))  # never replace an output
+    try:
+        with tempfile.TemporaryDirectory(prefix="aitrail-xlsx-") as scratch:
+            jsonl = os.path.join(scratch, "timeline.jsonl")
+            result = run_analysis(dataclasses.replace(options, output=jsonl, format="jsonl"))
+            write_xlsx(jsonl, options.output)
+    except BaseException:
+        os.unlink(options.output)
+        raise
+    return result
 
 
 def _check_outputs(output: str, summary_path: str | None) -> None:

@@ -51,6 +51,11 @@ from aitrail.analyzer.rows import ns_from_ms
 
 Locate = Callable[..., str]  # path parts -> locator
 _SUFFIX = re.compile(r"__vscode-\d+$")
+# parts that only decorate the text around them (a link, a code block's file, an edit checkpoint):
+# they neither separate markdown blocks nor are rows of their own
+IGNORED_PARTS = frozenset({"inlineReference", "codeblockUri", "undoStop", "prepareToolInvocation",
+                           "progressMessage", "progressTaskSerialized", "mcpServersStarting",
+                           "clearToPreviousToolInvocation", "markdownVuln", "treeData"})
 CONFIRM_KINDS = {0: "denied", 1: "not needed", 2: "setting", 3: "tool scope", 4: "user", 5: "skipped"}
 
 
@@ -173,11 +178,39 @@ class ChatRequest:
     completed_ns: int | None
     locator: str
     text_locator: str
+    model_locator: str = ""
+    elapsed_ms: int | None = None  # result.timings.totalElapsed: the response's duration
+
+    @property
+    def finished_ns(self) -> int | None:
+        """When the response ended: ``modelState.completedAt``, else the request's time plus ``totalElapsed``."""
+        if self.completed_ns is not None:
+            return self.completed_ns
+        if self.timestamp_ns is not None and self.elapsed_ms is not None:
+            return self.timestamp_ns + self.elapsed_ms * 1_000_000
+        return None
 
     @property
     def markdown(self) -> str:
-        """The assistant text of the whole response: the markdown parts concatenated in order."""
-        return "".join(part.text for part in self.parts if part.kind == "markdown")
+        """The assistant text of the whole response, one text for all its markdown parts.
+
+        Adjacent markdown parts are one block streamed in pieces and are joined as
+        they are; blocks that other parts (a tool call, thinking) separate are
+        joined by a blank line, as the chat view shows them apart.
+        """
+        blocks: list[list[str]] = []
+        joined = False  # the last part that counts was markdown: this one continues its block
+        for part in self.parts:
+            if part.kind == "markdown":
+                if joined:
+                    blocks[-1].append(part.text)
+                else:
+                    blocks.append([part.text])
+                joined = True
+            elif part.kind not in IGNORED_PARTS:
+                joined = False
+        texts = ("".join(block).strip() for block in blocks)
+        return "\n\n".join(text for text in texts if text)
 
     def result_for(self, call: ToolCall) -> tuple[str, str] | None:
         """The (text, locator) of ``toolCallResults`` for ``call``, by its full or its base id."""
@@ -250,6 +283,15 @@ def _result_details(details: object) -> tuple[str, str, bool]:
     return _text(details.get("input")), "\n".join(text for text in texts if text), details.get("isError") is True
 
 
+def _part_text(part: dict) -> str:
+    """What a part of another kind says: its content or message, else the file it names."""
+    for key in ("content", "message", "title"):
+        if _text(part.get(key)):
+            return _text(part[key])
+    uri = part.get("uri")
+    return _text(uri.get("path")) if isinstance(uri, dict) else ""
+
+
 def _invocation_input(part: dict, details_input: str) -> str:
     data = part.get("toolSpecificData")
     if isinstance(data, dict) and data.get("kind") == "terminal":
@@ -282,7 +324,7 @@ def _parts(response: object, locate: Locate, path: tuple) -> tuple[list[Response
             invocations.append(_invocation(part, locate, where))
             parts.append(ResponsePart("tool", invocations[-1].message, locate(*where)))
         elif isinstance(part, dict):
-            parts.append(ResponsePart(_text(part.get("kind")) or "unknown", _text(part.get("content")), locate(*where)))
+            parts.append(ResponsePart(_text(part.get("kind")) or "unknown", _part_text(part), locate(*where)))
     return parts, invocations
 
 
@@ -332,11 +374,14 @@ def _request(request: dict, index: int, locate: Locate) -> ChatRequest:
     parts, invocations = _parts(request.get("response"), locate, path + ("response",))
     agent = request.get("agent")
     state, completed = _state(request)
+    timings = result.get("timings") if isinstance(result, dict) else None
+    elapsed = timings.get("totalElapsed") if isinstance(timings, dict) else None
+    elapsed = elapsed if isinstance(elapsed, int) and not isinstance(elapsed, bool) and 0 <= elapsed < 1e10 else None
     return ChatRequest(index, _text(request.get("requestId")), text, ns_from_ms(request.get("timestamp")),
                        _text(request.get("modelId")), _text(metadata.get("resolvedModel")),
                        _text(agent.get("id")) if isinstance(agent, dict) else "", parts, invocations,
                        _rounds(metadata, locate, meta_path), _tool_results(metadata, locate, meta_path),
-                       state, completed, locate(*path), locate(*text_path))
+                       state, completed, locate(*path), locate(*text_path), locate(*path, "modelId"), elapsed)
 
 
 def normalise_session(data: dict, generation: str, locate: Locate) -> ChatSession:

@@ -53,7 +53,8 @@ def test_gen_b_document_with_pointers_and_the_call_join():
     assert request.timestamp_ns == 1755675004000 * MS
     assert (request.model_id, request.resolved_model, request.agent_id) == (
         "copilot/claude-sonnet-4", "claude-sonnet-4-20250514", "github.copilot.editsAgent")
-    assert request.markdown == "I'll read the failing test first. Use calendar.isleap()."
+    # blocks that a tool call or thinking separates are joined by a blank line; each block is stripped
+    assert request.markdown == "I'll read the failing test first.\n\nUse calendar.isleap()."
     assert [part.kind for part in request.parts] == ["markdown", "tool", "thinking", "progressMessage", "markdown"]
     assert request.parts[2].text == "Leap years" and request.parts[4].locator == "json:/requests/0/response/4"
     invocation = request.invocations[0]
@@ -138,7 +139,8 @@ def test_gen_c_log_replays_to_the_final_state_with_line_locators():
     session = chat.session_from_log(replay_lines(split_lines(gen_c(GEN_C))))
     assert session.generation == "C" and session.title == "Migration tests" and session.problems == []
     request = session.requests[0]
-    assert request.markdown == "Running the migration test suite. All 12 pass."  # streamed states are gone
+    # streamed states are gone; the tool call between the two blocks separates them
+    assert request.markdown == "Running the migration test suite.\n\nAll 12 pass."
     assert request.text_locator == "line:2" and request.parts[0].locator == "line:4"
     assert request.parts[1].locator == "line:5" and request.parts[2].locator == "line:6"
     assert (request.state, request.completed_ns) == (1, 1772442858000 * MS)
@@ -278,3 +280,34 @@ def test_multi_root_workspace_and_meta_json():
 def test_bad_workspace_json(data, reason):
     target, why = vscode_workspace.workspace_target(data)
     assert target is None and reason in why
+
+
+def test_adjacent_markdown_parts_are_one_block_and_decorations_do_not_split_it():
+    data = {"sessionId": "s", "requests": [{"message": {"text": "q"}, "response": [
+        {"value": "Use "}, {"kind": "inlineReference", "inlineReference": {}}, {"value": "`sort()`"},
+        {"value": " here."}, {"kind": "toolInvocationSerialized", "toolCallId": "c"}, {"value": "Done."}]}]}
+    session, _ = chat.session_from_document(json.dumps(data).encode())
+    assert session.requests[0].markdown == "Use `sort()` here.\n\nDone."
+
+
+def test_the_response_end_is_completed_at_else_the_request_time_plus_total_elapsed():
+    data = {"sessionId": "s", "requests": [
+        {"message": {"text": "q"}, "timestamp": 1700000000000, "modelId": "copilot/gpt-4o",
+         "result": {"timings": {"firstProgress": 800, "totalElapsed": 2500}}},
+        {"message": {"text": "q2"}, "timestamp": 1700000010000,
+         "modelState": {"value": 1, "completedAt": 1700000019000}, "result": {"timings": {"totalElapsed": 2500}}},
+        {"message": {"text": "q3"}, "timestamp": 1700000020000, "result": {"timings": {"totalElapsed": True}}}]}
+    session, _ = chat.session_from_document(json.dumps(data).encode())
+    first, second, third = session.requests
+    assert first.finished_ns == 1700000002500 * MS and first.model_locator == "json:/requests/0/modelId"
+    assert second.finished_ns == 1700000019000 * MS
+    assert third.finished_ns is None  # a boolean is no duration
+
+
+def test_a_part_of_another_kind_names_its_content_or_its_file():
+    data = {"sessionId": "s", "requests": [{"message": {"text": "q"}, "response": [
+        {"kind": "textEditGroup", "uri": {"$mid": 1, "path": "/home/alice/app.py", "scheme": "file"}, "edits": []},
+        {"kind": "warning", "content": {"value": "Rate limited"}}]}]}
+    session, _ = chat.session_from_document(json.dumps(data).encode())
+    assert [(part.kind, part.text) for part in session.requests[0].parts] == [
+        ("textEditGroup", "/home/alice/app.py"), ("warning", "Rate limited")]
