@@ -9,7 +9,7 @@ import sys
 import click
 
 from aitrail.analyzer.export import FORMATS
-from aitrail.analyzer.run import AnalyzeOptions, NotVerified, Unreadable
+from aitrail.analyzer.run import AnalyzeOptions, NotVerified, SameBundleTwice, Unreadable
 from aitrail.analyzer.run import analyze as run_analysis
 
 SUMMARY_COLUMNS = (("agent", "agent", "<"), ("store", "store", "<"), ("files", "files", ">"), ("rows", "rows", ">"),
@@ -17,7 +17,7 @@ SUMMARY_COLUMNS = (("agent", "agent", "<"), ("store", "store", "<"), ("files", "
 
 
 @click.command("analyze")
-@click.argument("bundle", type=click.Path(dir_okay=False, exists=True))
+@click.argument("bundles", nargs=-1, required=True, type=click.Path(dir_okay=False, exists=True))
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False, allow_dash=True),
               help="Timeline file to write ('-': standard output).")
 @click.option("--format", "format_name", type=click.Choice((*FORMATS, "xlsx")), default="csv", show_default=True,
@@ -31,20 +31,23 @@ SUMMARY_COLUMNS = (("agent", "agent", "<"), ("store", "store", "<"), ("files", "
               help="Trusted Ed25519 public key (PEM); the bundle's signature must verify under it.")
 @click.option("--require-signature", is_flag=True, help="Refuse an unsigned bundle.")
 @click.option("--quiet", is_flag=True, help="Nothing on stderr but errors (no progress, no summary table).")
-def analyze(bundle, output, format_name, agents, force, summary_path, jobs, public_key, require_signature,
+def analyze(bundles, output, format_name, agents, force, summary_path, jobs, public_key, require_signature,
             quiet) -> None:
     """Turn a verified bundle into one timeline (17 columns; see docs/timeline.md).
 
-    Exit codes: 0 done; 1 the bundle failed verification (without --force);
+    Several bundles (one per host, say) are merged into one timeline; each row
+    ends with its bundle's host, case_id and bundle_sha256, and the output is
+    the same whatever the order of the bundles on the command line.
+    Exit codes: 0 done; 1 a bundle failed verification (without --force);
     2 usage error.
     """
     _check_outputs(output, summary_path)
     _check_agents(agents)
     if format_name == "xlsx" and output == "-":
         raise click.UsageError("--format xlsx writes a file; give -o a file name")
-    options = AnalyzeOptions(bundle=bundle, output=output, format=format_name, agents=list(agents), force=force,
+    options = AnalyzeOptions(bundle=bundles[0], output=output, format=format_name, agents=list(agents), force=force,
                              jobs=jobs, progress=not quiet, public_key=public_key,
-                             require_signature=require_signature)
+                             require_signature=require_signature, more_bundles=list(bundles[1:]))
     try:
         result = _run_xlsx(options) if format_name == "xlsx" else run_analysis(options)
     except NotVerified as exc:
@@ -53,6 +56,8 @@ def analyze(bundle, output, format_name, agents, force, summary_path, jobs, publ
         click.echo("aitrail: the bundle failed verification; nothing analyzed (use --force to analyze anyway)",
                    err=True)
         sys.exit(1)
+    except SameBundleTwice as exc:
+        raise click.UsageError(str(exc)) from exc
     except Unreadable as exc:
         click.echo(f"aitrail: the bundle cannot be read at all, even with --force: {exc}", err=True)
         sys.exit(1)

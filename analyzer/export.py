@@ -1,7 +1,8 @@
 r"""Timeline formats: CSV (RFC 4180, header row), JSON Lines, and both for Timesketch; UTF-8, \n line ends.
 
-Columns and their order are ``rows.COLUMNS``; the JSONL objects keep that key
-order. Rows are rendered to text by the workers that parse them
+Columns and their order are ``rows.COLUMNS`` and then the bundle's
+``TRAILING_COLUMNS`` (host, case_id, bundle_sha256); the JSONL objects keep
+that key order. Rows are rendered to text by the workers that parse them
 (``renderer``); analyzer/runs.py merges the lines into the output, which it
 opens exclusively: an existing output is never replaced.
 """
@@ -15,6 +16,9 @@ from aitrail.analyzer import timesketch
 from aitrail.analyzer.rows import COLUMNS
 
 FORMATS = ("csv", "jsonl", "timesketch", "timesketch-csv")
+# after the 17 columns of rows.COLUMNS, which keep their order and meaning: where each row's bundle came from
+TRAILING_COLUMNS = ("host", "case_id", "bundle_sha256")
+OUTPUT_COLUMNS = (*COLUMNS, *TRAILING_COLUMNS)
 
 
 def _csv_field(field: str) -> str:
@@ -38,24 +42,37 @@ _PLAIN_COLUMNS = frozenset(COLUMNS.index(name) for name in (
 _QUOTABLE = tuple(index for index in range(len(COLUMNS)) if index not in _PLAIN_COLUMNS)
 
 
-def timeline_csv_line(row: tuple) -> str:
-    """csv_line for a timeline row: columns whose values can never need quoting are not checked."""
+def timeline_csv_line(row: tuple, ending: str = "\n") -> str:
+    """csv_line for a timeline row: columns whose values can never need quoting are not checked.
+
+    ``ending``: what follows the 17 fields (the trailing columns, already
+    rendered once per bundle, and the line end).
+    """
     fields = list(row)
     for index in _QUOTABLE:
         fields[index] = _csv_field(fields[index])
-    return ",".join(fields) + "\n"
+    return ",".join(fields) + ending
+
+
+def trailing_values(context: dict | None) -> tuple[str, str, str]:
+    """The host, case_id and bundle_sha256 a bundle's rows end with."""
+    context = context or {}
+    return context.get("hostname", ""), context.get("case_id", ""), context.get("bundle_sha256", "")
 
 
 def renderer(format_name: str, context: dict | None = None) -> Callable[[tuple], str]:
-    """A function from a row to its line (with the line end).
+    """A function from a row to its line (with the line end), the bundle's trailing columns added.
 
-    ``context``: the bundle's hostname, case id and collection start
-    (timesketch.bundle_context), which the Timesketch formats add to each row.
+    ``context``: the bundle's hostname, case id, collection start and SHA-256
+    (timesketch.bundle_context).
     """
+    trailing = trailing_values(context)
     if format_name == "csv":
-        return timeline_csv_line
+        ending = "," + ",".join(_csv_field(value) for value in trailing) + "\n"
+        return lambda row: timeline_csv_line(row, ending)
     if format_name == "jsonl":
-        return lambda row: json.dumps(dict(zip(COLUMNS, row, strict=True)), ensure_ascii=False) + "\n"
+        extra = dict(zip(TRAILING_COLUMNS, trailing, strict=True))
+        return lambda row: json.dumps({**dict(zip(COLUMNS, row, strict=True)), **extra}, ensure_ascii=False) + "\n"
     if format_name == "timesketch":
         return timesketch.jsonl_renderer(context or {})
     if format_name == "timesketch-csv":
@@ -66,7 +83,7 @@ def renderer(format_name: str, context: dict | None = None) -> Callable[[tuple],
 def header(format_name: str) -> str:
     """The text before the first row: the column-name record for the CSV formats, nothing for JSON Lines."""
     if format_name == "csv":
-        return timeline_csv_line(COLUMNS)
+        return csv_line(OUTPUT_COLUMNS)
     if format_name == "timesketch-csv":
         return csv_line(timesketch.CSV_COLUMNS)
     return ""

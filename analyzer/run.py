@@ -29,7 +29,9 @@ the file again; under spawn each worker decodes it once.
 from __future__ import annotations
 
 import concurrent.futures
+import dataclasses
 import gc
+import hashlib
 import itertools
 import multiprocessing
 import os
@@ -60,6 +62,10 @@ class Unreadable(Exception):
     """The bundle cannot be opened at all (no trailer, bad index, unsafe member names)."""
 
 
+class SameBundleTwice(ValueError):
+    """Two arguments name the same bundle (same SHA-256): its rows would be counted twice."""
+
+
 class NotVerified(Exception):
     """The bundle failed verification and the run was not forced."""
 
@@ -81,6 +87,12 @@ class AnalyzeOptions:
     progress: bool = True
     public_key: str | None = None
     require_signature: bool = False
+    more_bundles: list[str] = field(default_factory=list)  # analyze B1 B2 ...: the others, merged in
+
+    @property
+    def bundles(self) -> list[str]:
+        """Every bundle of the run, as given."""
+        return [self.bundle, *self.more_bundles]
 
     @property
     def to_stdout(self) -> bool:
@@ -104,11 +116,14 @@ class AnalyzeResult:
     not_parsed: dict[tuple[str, str], int]
     signature: str = ""
     warnings: list[str] = field(default_factory=list)
+    runs: list[Run] = field(default_factory=list)  # sorted runs not yet merged (one bundle of several)
+    bundles: list[dict] = field(default_factory=list)  # per bundle: path, sha256, host, case, verified, rows
 
     def summary(self, options: AnalyzeOptions) -> dict:
         """The summary as ``--summary`` writes it."""
         return {
             "bundle": options.bundle,
+            "bundles": self.bundles,
             "output": options.output,
             "format": options.format,
             "verified": self.verified,
@@ -152,19 +167,87 @@ def analyze(options: AnalyzeOptions) -> AnalyzeResult:
     first; a bundle that fails it is refused before any parser runs.
     """
     with tempfile.TemporaryDirectory(prefix="aitrail-analyze-") as temp_dir:
+        ordered = _ordered_bundles(options.bundles)
+        several = len(ordered) > 1
+        results = []
+        for number, (digest, path) in enumerate(ordered):
+            one = dataclasses.replace(options, bundle=path, more_bundles=[])
+            directory = os.path.join(temp_dir, f"bundle-{number}")
+            os.mkdir(directory)
+            try:
+                results.append(_analyze_bundle(one, directory, digest))
+            except NotVerified as exc:
+                named = [f"{path}: {problem}" for problem in exc.problems] if several else exc.problems
+                raise NotVerified(named) from exc
+        _progress(options, "writing the timeline to " + ("stdout" if options.to_stdout else options.output))
+        count = _merge(options, [run for result in results for run in result.runs], temp_dir)
+        return _combined(results, count, several)
+
+
+def _ordered_bundles(paths: list[str]) -> list[tuple[str, str]]:
+    """(SHA-256, path) of every bundle, by digest: the output does not depend on the order given."""
+    seen: dict[str, str] = {}
+    for path in paths:
         try:
-            worker = Worker.open(options.bundle, temp_dir, options.format, check_digests=options.force)
-        except (BundleFormatError, OSError) as exc:
-            raise Unreadable(str(exc)) from exc
-        worker_module.install(worker)  # forked pool processes inherit it
-        try:
-            structure = _check_structure_first(options, worker)
-            result = _analyze(options, worker)
-            result.signature, result.warnings = structure.signature, structure.warnings
-            return result
-        finally:
-            worker_module.install(None)
-            worker.close()
+            digest = _file_sha256(path)
+        except OSError as exc:
+            raise Unreadable(f"{path}: {exc}") from exc
+        if digest in seen:
+            raise SameBundleTwice(f"{path} is the same bundle as {seen[digest]} (SHA-256 {digest}); give it once")
+        seen[digest] = path
+    return sorted((digest, path) for digest, path in seen.items())
+
+
+def _file_sha256(path: str) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _analyze_bundle(options: AnalyzeOptions, temp_dir: str, digest: str) -> AnalyzeResult:
+    """One bundle's sorted runs (not merged yet), statistics and verification."""
+    try:
+        worker = Worker.open(options.bundle, temp_dir, options.format, check_digests=options.force,
+                             bundle_sha256=digest)
+    except (BundleFormatError, OSError) as exc:
+        raise Unreadable(str(exc)) from exc
+    worker_module.install(worker)  # forked pool processes inherit it
+    try:
+        structure = _check_structure_first(options, worker)
+        result = _analyze(options, worker)
+        result.signature, result.warnings = structure.signature, structure.warnings
+        context = worker.context
+        result.bundles = [{"bundle": options.bundle, "sha256": digest, "host": context["hostname"],
+                           "case_id": context["case_id"], "verified": result.verified,
+                           "signature": result.signature, "rows": sum(s.rows for s in result.stores.values())}]
+        return result
+    finally:
+        worker_module.install(None)
+        worker.close()
+
+
+def _combined(results: list[AnalyzeResult], count: int, several: bool) -> AnalyzeResult:
+    """One result for the run: rows written, every bundle's problems (named by bundle when several)."""
+    if not several:
+        result = results[0]
+        result.rows, result.runs = count, []
+        return result
+    stores: dict[tuple[str, str], StoreStats] = {}
+    not_parsed: dict[tuple[str, str], int] = {}
+    problems, warnings = [], []
+    for result in results:
+        path = result.bundles[0]["bundle"]
+        problems += [f"{path}: {problem}" for problem in result.problems]
+        warnings += [f"{path}: {warning}" for warning in result.warnings]
+        for key, stats in result.stores.items():
+            stores.setdefault(key, StoreStats(stats.agent, stats.store)).merge(stats)
+        for key, files in result.not_parsed.items():
+            not_parsed[key] = not_parsed.get(key, 0) + files
+    signatures = "; ".join(f"{result.bundles[0]['bundle']}: {result.signature}" for result in results)
+    return AnalyzeResult(count, all(result.verified for result in results), problems, stores, not_parsed,
+                         signatures, warnings, bundles=[result.bundles[0] for result in results])
 
 
 def _check_structure_first(options: AnalyzeOptions, worker: Worker):
@@ -206,9 +289,7 @@ def _analyze(options: AnalyzeOptions, worker: Worker) -> AnalyzeResult:
                         ((key, render(row).encode("utf-8")) for key, row in forced)),
         lambda items, number: runs_module.write_run(items, os.path.join(worker.temp_dir,
                                                                          f"run-secondary-{number}.bin"))))
-    _progress(options, "writing the timeline to " + ("stdout" if options.to_stdout else options.output))
-    count = _merge(options, runs, worker.temp_dir)
-    return AnalyzeResult(count, report.ok, report.problems, stats, not_parsed)
+    return AnalyzeResult(0, report.ok, report.problems, stats, not_parsed, runs=runs)
 
 
 def _merge(options: AnalyzeOptions, runs: list[Run], temp_dir: str) -> int:
@@ -276,7 +357,8 @@ def _parse_primary(options: AnalyzeOptions, worker: Worker, sources: list[Source
         try:
             with concurrent.futures.ProcessPoolExecutor(
                     max_workers=jobs, mp_context=_pool_context(), initializer=worker_module.init_process,
-                    initargs=(options.bundle, worker.temp_dir, worker.keys, options.format, options.force)) as pool:
+                    initargs=(options.bundle, worker.temp_dir, worker.keys, options.format, options.force,
+                              worker.context["bundle_sha256"])) as pool:
                 futures = [pool.submit(worker_module.run_batch, batch, number) for number, batch in enumerate(batches)]
                 # verify here, on the coordinator's reader: it would otherwise wait idle, and a worker
                 # of its own would hold a private copy of every index entry it touches

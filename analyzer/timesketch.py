@@ -14,7 +14,7 @@ here carries:
   with the kind of time when it is not the record's own (``File modified
   (...)``, ``... (session time)``, ``... (log folder time)``);
 * the 17 timeline columns under their own names, then ``hostname`` and
-  ``case_id`` from collection.json;
+  ``case_id`` from collection.json and the bundle's ``bundle_sha256``;
 * a row with no time is **kept**: its ``datetime`` is the collection's start
   (the moment the evidence is known to have existed),
   ``timestamp_desc`` is ``No time recorded (collection time)``,
@@ -32,7 +32,7 @@ from aitrail.analyzer.rows import COLUMNS
 
 MESSAGE_CHARS = 2000
 EXTRA_COLUMNS = ("message", "datetime", "timestamp", "timestamp_desc")
-TRAILING_COLUMNS = ("hostname", "case_id", "aitrail_no_timestamp", "tag")
+TRAILING_COLUMNS = ("hostname", "case_id", "bundle_sha256", "aitrail_no_timestamp", "tag")
 CSV_COLUMNS = (*EXTRA_COLUMNS, *COLUMNS, *TRAILING_COLUMNS)
 NO_TIME_TAG = "aitrail-no-timestamp"
 
@@ -69,13 +69,13 @@ def microseconds(iso: str) -> int:
     return int(whole.timestamp()) * 1_000_000 + int((fraction + "000000")[:6])
 
 
-def bundle_context(collection: dict) -> dict:
-    """hostname, case id and collection start of a bundle's collection.json (missing values empty)."""
+def bundle_context(collection: dict, bundle_sha256: str = "") -> dict:
+    """hostname, case id and collection start of a bundle's collection.json (missing values empty), its SHA-256."""
     host = collection.get("host") if isinstance(collection.get("host"), dict) else {}
     case = collection.get("case") if isinstance(collection.get("case"), dict) else {}
     started = collection.get("started_utc") if isinstance(collection.get("started_utc"), str) else ""
     return {"hostname": str(host.get("hostname") or ""), "case_id": str(case.get("case_id") or ""),
-            "collected_utc": started}
+            "collected_utc": started, "bundle_sha256": bundle_sha256}
 
 
 def event(row: tuple, context: dict) -> dict:
@@ -94,7 +94,8 @@ def event(row: tuple, context: dict) -> dict:
     out = {"message": message(row), "datetime": when, "timestamp": micros, "timestamp_desc": desc}
     out.update(zip(COLUMNS, row, strict=True))
     out.update(hostname=context.get("hostname", ""), case_id=context.get("case_id", ""),
-               aitrail_no_timestamp=missing, tag=[NO_TIME_TAG] if missing else [])
+               bundle_sha256=context.get("bundle_sha256", ""), aitrail_no_timestamp=missing,
+               tag=[NO_TIME_TAG] if missing else [])
     return out
 
 

@@ -53,6 +53,11 @@ class StoreStats:
         elif secondary:
             self.secondary_kept += 1
 
+    def merge(self, other: StoreStats) -> None:
+        """Add another bundle's counts of the same store."""
+        for name in ("files", "rows", "bad_records", "secondary_kept", "secondary_dropped"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+
     def as_record(self) -> dict:
         """The statistics as the summary JSON records them."""
         return dict(self.__dict__)
@@ -85,19 +90,24 @@ def is_bad(row: tuple) -> bool:
 class Worker:
     """The state one parsing process keeps for the whole run."""
 
-    def __init__(self, bundle: Bundle, temp_dir: str, format_name: str = "csv", keys: KeySet | None = None):
+    def __init__(self, bundle: Bundle, temp_dir: str, format_name: str = "csv", keys: KeySet | None = None,
+                 bundle_sha256: str = ""):
         self.bundle = bundle
         self.temp_dir = temp_dir
         self.registry: dict[str, Parser] = parsers()
         self.cache: dict = {}  # join tables, shared by the parsers of this process
         self.keys: KeySet | None = keys  # secondary dedup keys, once the secondary stores are parsed
-        self.render: Callable[[tuple], str] = export.renderer(format_name, bundle_context(bundle.collection))
+        # every row's trailing host, case_id and bundle_sha256 columns come from here
+        self.context = bundle_context(bundle.collection, bundle_sha256)
+        self.render: Callable[[tuple], str] = export.renderer(format_name, self.context)
         self.pid = os.getpid()
 
     @classmethod
-    def open(cls, bundle_path: str, temp_dir: str, format_name: str = "csv", check_digests: bool = True) -> Worker:
+    def open(cls, bundle_path: str, temp_dir: str, format_name: str = "csv", check_digests: bool = True,
+             bundle_sha256: str = "") -> Worker:
         """Decode the bundle (index, metadata, sources) and make a worker over it."""
-        return cls(Bundle(bundle_path, temp_dir=temp_dir, check_digests=check_digests), temp_dir, format_name)
+        bundle = Bundle(bundle_path, temp_dir=temp_dir, check_digests=check_digests)
+        return cls(bundle, temp_dir, format_name, bundle_sha256=bundle_sha256)
 
     def in_this_process(self) -> Worker:
         """After a fork: the same decoded bundle, with a file handle and join cache of this process's own."""
@@ -164,13 +174,13 @@ def install(worker: Worker | None) -> None:
 
 
 def init_process(bundle_path: str, temp_dir: str, keys: KeySet, format_name: str = "csv",
-                 check_digests: bool = True) -> None:
+                 check_digests: bool = True, bundle_sha256: str = "") -> None:
     """Pool initializer: reuse the inherited worker after a fork, or build one (spawn)."""
     inherited = _CURRENT
     if inherited is not None and inherited.bundle.path == bundle_path:
         worker = inherited.in_this_process()
     else:
-        worker = Worker.open(bundle_path, temp_dir, format_name, check_digests)
+        worker = Worker.open(bundle_path, temp_dir, format_name, check_digests, bundle_sha256)
     worker.keys = keys
     install(worker)
 

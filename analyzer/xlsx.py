@@ -18,7 +18,7 @@ from collections.abc import Iterable
 
 import xlsxwriter
 
-from aitrail.analyzer.rows import COLUMNS
+from aitrail.analyzer.export import OUTPUT_COLUMNS
 
 MAX_CELL_CHARS = 32_767
 MAX_SHEET_ROWS = 1_048_576
@@ -47,7 +47,7 @@ class TimelineBook:
         self.sheets += 1
         self.sheet = self.book.add_worksheet("timeline" if self.sheets == 1 else f"timeline ({self.sheets})")
         bold = self.book.add_format({"bold": True})
-        for column, name in enumerate(COLUMNS):
+        for column, name in enumerate(OUTPUT_COLUMNS):
             self.sheet.set_column(column, column, WIDTHS.get(name, 16))
             self.sheet.write_string(0, column, name, bold)
         self.sheet.freeze_panes(1, 0)
@@ -76,7 +76,7 @@ def write_xlsx(jsonl_path: str, output: str) -> int:
         with open(jsonl_path, encoding="utf-8") as lines:
             for line in lines:
                 row = json.loads(line)
-                book.add(str(row[name]) for name in COLUMNS)
+                book.add(str(row[name]) for name in OUTPUT_COLUMNS)
                 count += 1
     finally:
         book.close()

@@ -6,7 +6,9 @@ import json
 import subprocess
 import sys
 
-ALLOWED_THIRD_PARTY = {"yaml", "_yaml", "pathspec", "zstandard", "_cffi_backend", "cryptography", "click", "aitrail"}
+# typing_extensions: pathspec imports it when it is installed (pathspec/_typing.py), as the test extras install it
+ALLOWED_THIRD_PARTY = {"yaml", "_yaml", "pathspec", "zstandard", "_cffi_backend", "cryptography", "click", "aitrail",
+                       "typing_extensions"}
 # compiled internals of those dependencies (PyYAML's Cython, cryptography's Rust bindings) and pip's editable finder
 ALLOWED_PREFIXES = ("_cython_", "cython_runtime", "_openssl", "_rust", "__editable__")
 

@@ -14,7 +14,16 @@ notices): ``classify_user_block`` keeps them out of ``user`` rows.
 ``read_task_file`` walks one task file into rows for any fork, given its
 ``TaskFlavour`` (tool names, and how a task's session and project are found).
 
+From 3.35 calls are native ``tool_use`` blocks answered by ``tool_result`` blocks
+with the same id (their content the same ``[tool …] Result:`` header and output);
+a typed note after an answer is a ``The user provided the following feedback:``
+block. ``TaskFlavour`` options say whether ``modelInfo`` gives model rows, what
+time an untimed message takes and what ui_messages.json gives beside the API history.
+
 References: cline/cline@v3.34.0 src/core/task/tools/utils/ToolResultUtils.ts:26-45;
+cline/cline@e1bdeef apps/vscode/src/core/task/tools/utils/ToolResultUtils.ts:17-111,
+apps/vscode/src/shared/messages/content.ts:83-105; trypear/PearAI-Roo-Code@088f3f4 src/core/Cline.ts
+(``askApproval``: an approval's note and the tool's output are two result blocks);
 trypear/PearAI-Roo-Code@0b6df73 src/core/Cline.ts:1271-1386, src/core/prompts/responses.ts:8-14,
 src/core/assistant-message/parse-assistant-message.ts:6-30
 (research/formats-vscode-family.md 5.4, 5.5, 6.8).
@@ -22,15 +31,18 @@ src/core/assistant-message/parse-assistant-message.ts:6-30
 
 from __future__ import annotations
 
+import bisect
 import json
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
+from aitrail.analyzer.bundle import MemberUnreadable, Source
 from aitrail.analyzer.context import ParseContext
+from aitrail.analyzer.formats import cline_ui
 from aitrail.analyzer.formats.calls import CallLedger
-from aitrail.analyzer.formats.decode import decode_json
+from aitrail.analyzer.formats.cline_ui import ui_tool_name  # noqa: F401 (kept importable from here)
 from aitrail.analyzer.formats.text import bad_record, json_document
 from aitrail.analyzer.rows import Draft, ns_from_ms
 
@@ -44,6 +56,7 @@ PERMISSION_TEXTS = (
     ("The user denied this operation.", "denied"),
 )
 SYSTEM_PREFIXES = ("<environment_details>", "[TASK RESUMPTION]", "[ERROR]", "[new_task completed]")
+FEEDBACK = "The user provided the following feedback:"  # then a <feedback> block (a typed note after an answer)
 _TASK = re.compile(r"^\s*<task>\n?(?P<task>.*?)\n?</task>\s*$", re.DOTALL)
 _THINKING = "thinking"
 
@@ -101,7 +114,7 @@ def _add_text(segments: list[Segment], text: str) -> None:
 class UserBlock:
     """How one text block of a user-role message is to be read."""
 
-    kind: str  # result | not_executed | rejected_earlier | system | task | user
+    kind: str  # result | not_executed | rejected_earlier | feedback | system | task | user
     text: str
     tool_name: str = ""
 
@@ -115,12 +128,26 @@ def classify_user_block(text: str) -> UserBlock:
         match = pattern.match(text)
         if match:
             return UserBlock(kind, text, match.group("tool"))
+    feedback = feedback_note(text)
+    if feedback is not None:
+        return UserBlock("feedback", feedback)
     if text.lstrip().startswith(SYSTEM_PREFIXES):
         return UserBlock("system", text)
     task = _TASK.match(text)
     if task:
         return UserBlock("task", task.group("task"))
     return UserBlock("user", text)
+
+
+def feedback_note(text: str) -> str | None:
+    r"""The note of a ``The user provided the following feedback:\n<feedback>…</feedback>`` block, else None."""
+    stripped = text.strip()
+    if not stripped.startswith(FEEDBACK):
+        return None
+    body = stripped[len(FEEDBACK):].strip()
+    if body.startswith("<feedback>") and body.endswith("</feedback>"):
+        body = body[len("<feedback>"):-len("</feedback>")]
+    return body.strip("\n")
 
 
 def permission_decision(text: str) -> str | None:
@@ -165,18 +192,7 @@ def task_row_text(item: dict) -> str:
     return text
 
 
-def ui_tool_name(ask: str, text: str) -> str:
-    """The tool an ask of ui_messages.json names (its text is a JSON object for ``tool`` asks)."""
-    if ask == "tool":
-        try:
-            return str(decode_json(text).get("tool", "tool"))
-        except (ValueError, AttributeError):
-            return "tool"
-    return {"command": "execute_command", "use_mcp_server": "use_mcp_tool"}.get(ask, ask)
-
-
 # -- the task walk: api_conversation_history.json and ui_messages.json -------------------------------
-
 
 @dataclass(frozen=True)
 class TaskFlavour:
@@ -186,10 +202,24 @@ class TaskFlavour:
         tool_names: the fork's XML tool tags (``execute_command``, ...), in its parser's list.
         columns: ``session_id`` and ``project_path`` for every row of the task file in ``ctx``
             (usually the task folder's name and the workspace from the task history).
+        ui_beside_api: what ui_messages.json gives when the API history is beside it:
+            ``none`` (no rows), ``unique`` (the events the API history does not already hold:
+            its rows, less tool events and texts equal to an API row) or ``transcript`` (the
+            ui file is the transcript; the API history then gives its permission rows alone,
+            joined to the ui file's tool asks by time).
+        models: whether API messages' ``modelInfo`` give ``model:`` rows and the model column.
+        untimed: the time columns of a message without ``ts`` (e.g. the task id's creation
+            time); None: no time.
+        carry_time: a message without ``ts`` takes the time of the last message that had one
+            (``index`` time; a format that stamps only some messages).
     """
 
     tool_names: tuple[str, ...]
     columns: Callable[[ParseContext], dict]
+    ui_beside_api: str = "none"
+    models: bool = False
+    untimed: Callable[[ParseContext], dict] | None = None
+    carry_time: bool = False
 
 
 def task_id(ctx: ParseContext) -> str:
@@ -198,55 +228,113 @@ def task_id(ctx: ParseContext) -> str:
 
 
 def read_task_file(ctx: ParseContext, flavour: TaskFlavour) -> Iterator[Draft]:
-    """A task folder's file: the API history, else ui_messages.json when the API history is missing.
+    """A task folder's file: the API history and ui_messages.json as the flavour says.
 
-    task_metadata.json (files in context) and a ui_messages.json beside its API history add no rows.
+    task_metadata.json (files in context) adds no rows here; a fork that reads it does so itself.
     """
     name = ctx.source.name
     if name == "api_conversation_history.json":
-        yield from read_api_history(ctx, flavour)
-    elif name == "ui_messages.json" and ctx.sibling("api_conversation_history.json") is None:
-        yield from read_ui_messages(ctx, flavour)
+        if flavour.ui_beside_api == "transcript" and cline_ui.ask_times(ctx) is not None:
+            yield from api_permission_rows(ctx, flavour)
+        else:
+            yield from read_api_history(ctx, flavour)
+    elif name in cline_ui.UI_FILES:
+        api = ctx.sibling("api_conversation_history.json")
+        if api is None or flavour.ui_beside_api == "transcript":
+            yield from read_ui_messages(ctx, flavour)
+        elif flavour.ui_beside_api == "unique":
+            yield from read_ui_messages(ctx, flavour, beside=_api_row_keys(ctx, api, flavour))
 
 
 def read_api_history(ctx: ParseContext, flavour: TaskFlavour) -> Iterator[Draft]:
-    """api_conversation_history.json: prose, thinking, XML tool calls and their results, in order.
+    """api_conversation_history.json: prose, thinking, tool calls and their results, in order.
 
-    A tool call's id is its assistant message's index (``3``, then ``3.2`` for the
-    second call of the same message); a ``[tool for 'arg'] Result:`` block in the next
-    user message answers the first open call of that tool. Calls the next assistant
-    message finds open get the ``no result recorded`` row.
+    Native ``tool_use`` / ``tool_result`` blocks join by their id. An XML tool call's id is
+    its assistant message's index (``3``, then ``3.2`` for the second call of the same
+    message); a ``[tool for 'arg'] Result:`` block in the next user message answers the
+    first open call of that tool. Calls the next user message leaves open get the
+    ``no result recorded`` row.
     """
     messages, problem = json_document(ctx.data, "api_conversation_history.json", list)
     if problem is not None:
         yield problem
         return
-    base = flavour.columns(ctx)
-    calls = CallLedger()  # ids are the assistant message's index: calls join results by position and tool name
+    yield from api_rows(messages, flavour, flavour.columns(ctx), flavour.untimed(ctx) if flavour.untimed else {})
+
+
+def api_rows(messages: list, flavour: TaskFlavour, base: dict, untimed: dict,
+             pointer: str = "json:") -> Iterator[Draft]:
+    """The rows of a list of API messages (a history file's, or one held inside another document).
+
+    Args:
+        messages: the decoded messages.
+        flavour: the fork's tool names and options.
+        base: the columns every row carries (session, project).
+        untimed: the time columns of a message without ``ts``.
+        pointer: the locator prefix of the list (``json:/messages`` for a list inside a document).
+    """
+    walk = _ApiWalk(flavour, base, untimed)
     for index, message in enumerate(messages):
-        locator = f"json:/{index}"
+        yield from walk.message(index, message, f"{pointer}/{index}")
+    yield from walk.calls.orphans()
+
+
+class _ApiWalk:
+    """The state of one API history walk: open calls, the model in use, the task's columns."""
+
+    def __init__(self, flavour: TaskFlavour, base: dict, untimed: dict):
+        self.flavour, self.base, self.untimed = flavour, base, untimed
+        self.calls = CallLedger()  # native ids, or (XML) the message index joined by tool name
+        self.model = ""
+
+    def message(self, index: int, message, locator: str) -> Iterator[Draft]:
         if not isinstance(message, dict) or message.get("role") not in ("user", "assistant"):
             yield bad_record(locator, "not a user or assistant message", json.dumps(message)[:2000])
-            continue
-        moment = {"timestamp_ns": ns_from_ms(message.get("ts")), "timestamp_source": "record", **base}
+            return
+        stamp = ns_from_ms(message.get("ts"))
+        when = {"timestamp_ns": stamp, "timestamp_source": "record"} if stamp is not None else \
+            {"timestamp_ns": None, "timestamp_source": "none", **self.untimed}
+        if stamp is not None and self.flavour.carry_time:
+            self.untimed = {"timestamp_ns": stamp, "timestamp_source": "index"}  # for the untimed messages after it
+        moment = {**when, **self.base}
         content = message.get("content")
         blocks = [content] if isinstance(content, str) else content
         if not isinstance(blocks, list):
             yield bad_record(f"{locator}/content", "content is neither text nor a list of blocks")
-            continue
+            return
         if message["role"] == "assistant":
-            yield from calls.orphans()
-            yield from _assistant(blocks, index, locator, moment, calls, flavour.tool_names)
+            yield from self.calls.orphans()
+            if self.flavour.models:
+                yield from self._model(message, locator, moment)
+                moment = {**moment, "model": self.model}
+            yield from _assistant(blocks, index, locator, moment, self.calls, self.flavour.tool_names)
         else:
-            yield from _user(blocks, locator, moment, calls)
-            calls.forget()  # the next user message answers the next assistant message's calls only
-    yield from calls.orphans()
+            yield from _user(blocks, locator, moment, self.calls)
+            yield from self.calls.orphans()  # the next user message answers the calls before it, or none does
+
+    def _model(self, message: dict, locator: str, moment: dict) -> Iterator[Draft]:
+        info = message.get("modelInfo")
+        model = (info.get("modelId") or info.get("id")) if isinstance(info, dict) else None  # 3.x, SDK
+        if isinstance(model, str) and model and model != self.model:
+            label = f"model: {model}" if not self.model else f"model: {self.model} -> {model}"
+            yield Draft("system", label, f"{locator}/modelInfo", **{**moment, "model": model})
+            self.model = model
 
 
 def _assistant(blocks: list, index: int, locator: str, moment: dict, calls: CallLedger,
                tool_names: tuple[str, ...]) -> Iterator[Draft]:
     for position, block in enumerate(blocks):
         where = f"{locator}/content/{position}"
+        kind = block.get("type") if isinstance(block, dict) else None
+        if kind == "tool_use":
+            call = _native_call(block, where, moment)
+            calls.called(call)
+            yield call
+            continue
+        if kind in ("thinking", "redacted_thinking"):
+            text = str(block.get("thinking", "")) if kind == "thinking" else "[redacted thinking]"
+            yield Draft("thinking", text, where, **moment)
+            continue
         for segment in split_assistant_text(block_text(block), tool_names):
             if segment.kind == "text":
                 yield Draft("assistant", segment.text, where, **moment)
@@ -260,88 +348,153 @@ def _assistant(blocks: list, index: int, locator: str, moment: dict, calls: Call
                 yield call
 
 
+def _native_call(block: dict, where: str, moment: dict) -> Draft:
+    call_id = block.get("id") if isinstance(block.get("id"), str) else ""
+    name = block.get("name") if isinstance(block.get("name"), str) else ""
+    return Draft("tool_use", json.dumps(block.get("input"), ensure_ascii=False), where, tool_name=name,
+                 tool_use_id=call_id, **moment)
+
+
+@dataclass
+class _Result:
+    """A tool result of one user message: its call, tool, texts and where it was found."""
+
+    tool: str
+    call: Draft | None
+    call_id: str
+    where: str
+    texts: list[str]
+
+
 def _user(blocks: list, locator: str, moment: dict, calls: CallLedger) -> Iterator[Draft]:
-    result: dict | None = None  # the tool result being assembled from consecutive blocks
+    """A user message's rows, written once the message is read (a later note changes a decision)."""
+    rows: list[Draft] = []
+    pending: _Result | None = None  # an XML-era result being assembled from consecutive blocks
+    last: list = []  # [result, index of its decision row or None] of the last finished result
     for position, block in enumerate(blocks):
         where = f"{locator}/content/{position}"
+        if isinstance(block, dict) and block.get("type") == "tool_result":
+            if pending is not None:
+                last = _finish_result(pending, rows, moment)
+                pending = None
+            last = _finish_result(_native_result(block, where, calls, last), rows, moment)
+            continue
         text = block_text(block)
         kind = classify_user_block(text) if isinstance(block, (str, dict)) and text else None
         if kind is None:
             continue
-        if result is not None and kind.kind == "user":
-            result["texts"].append(kind.text)
+        if pending is not None and kind.kind == "user":
+            pending.texts.append(kind.text)
             continue
-        if result is not None:
-            yield from _finish_result(result, moment)
-            result = None
+        if pending is not None:
+            last = _finish_result(pending, rows, moment)
+            pending = None
         if kind.kind == "result":
-            call = calls.take_named(kind.tool_name)
-            result = {"tool": kind.tool_name, "call": call, "texts": [kind.text] if kind.text else [], "where": where}
+            pending = _xml_result(kind, where, calls, last)
         elif kind.kind in ("not_executed", "rejected_earlier"):
             call = calls.take_named(kind.tool_name)
-            yield Draft("tool_result", kind.text, where, tool_name=kind.tool_name,
-                        tool_use_id=call.tool_use_id if call else "", **moment)
+            rows.append(Draft("tool_result", kind.text, where, tool_name=kind.tool_name,
+                              tool_use_id=call.tool_use_id if call else "", **moment))
+        elif kind.kind == "feedback":
+            _note_feedback(last, rows, moment)
+            rows.append(Draft("user", kind.text, where, **moment))  # typed by the user after an answer
         elif kind.kind == "system":
-            yield Draft("system", kind.text, where, **moment)
+            rows.append(Draft("system", kind.text, where, **moment))
         else:  # task or user: typed by the user
-            yield Draft("user", kind.text, where, **moment)
-    if result is not None:
-        yield from _finish_result(result, moment)
+            rows.append(Draft("user", kind.text, where, **moment))
+    if pending is not None:
+        _finish_result(pending, rows, moment)
+    yield from rows
 
 
-def _finish_result(result: dict, moment: dict) -> Iterator[Draft]:
-    call = result["call"]
-    call_id = call.tool_use_id if call else ""
-    output = "\n".join(result["texts"])
-    yield Draft("tool_result", output, result["where"], tool_name=result["tool"], tool_use_id=call_id, **moment)
-    if call is None:
-        yield Draft("system", f"parser: tool result for {result['tool']} with no tool call before it",
-                    result["where"], **moment)
-    decision = permission_decision(result["texts"][0]) if result["texts"] else None
-    if decision:
-        yield Draft("system", f"permission decision: {decision}", result["where"], tool_name=result["tool"],
-                    tool_use_id=call_id, **moment)
+def _approval_follow_up(last: list, tool: str) -> Draft | None:
+    """The call whose approval-with-a-note result came just before: a second result block is its output."""
+    if last and last[0].tool == tool and last[0].call is not None and last[1] is not None and \
+            last[0].texts and permission_decision(last[0].texts[0]) == "approved with feedback":
+        return last[0].call
+    return None
 
 
-def read_ui_messages(ctx: ParseContext, flavour: TaskFlavour) -> Iterator[Draft]:
-    """ui_messages.json, the fallback transcript when the task's API history is not in the bundle.
+def _xml_result(kind: UserBlock, where: str, calls: CallLedger, last: list) -> _Result:
+    # the output block after an approval with a note has the same header: it answers that call, not an open one
+    call = _approval_follow_up(last, kind.tool_name) or calls.take_named(kind.tool_name)
+    return _Result(kind.tool_name, call, call.tool_use_id if call else "", where, [kind.text] if kind.text else [])
 
-    ``say text`` is the prompt (first) or a reply; an ``ask`` for a tool is a call whose
-    id is its ``ts``, answered by the next output event (the last open ask).
-    """
-    events, problem = json_document(ctx.data, "ui_messages.json", list)
-    if problem is not None:
-        yield problem
+
+def _native_result(block: dict, where: str, calls: CallLedger, last: list) -> _Result:
+    call_id = block.get("tool_use_id") if isinstance(block.get("tool_use_id"), str) else ""
+    content = block.get("content")
+    parts = content if isinstance(content, list) else [content if content is not None else ""]
+    text = "\n".join(block_text(part) for part in parts)
+    header = RESULT_HEADER.match(text)
+    name = header.group("tool") if header else ""
+    output = (header.group("rest") or "").strip("\n") if header else text
+    call = calls.take(call_id) if call_id else None
+    if call is None and call_id and calls.was_called(call_id):  # a second result block for an answered call
+        call = _approval_follow_up(last, calls.called_name(call_id))
+    return _Result(call.tool_name if call else (calls.called_name(call_id) or name), call, call_id, where,
+                   [output] if output else [])
+
+
+def _finish_result(result: _Result, rows: list[Draft], moment: dict) -> list:
+    output = "\n".join(result.texts)
+    rows.append(Draft("tool_result", output, result.where, tool_name=result.tool, tool_use_id=result.call_id,
+                      **moment))
+    if result.call is None:
+        rows.append(Draft("system", f"parser: tool result for {result.tool or 'a tool'} with no tool call before it",
+                          result.where, **moment))
+    decision = permission_decision(result.texts[0]) if result.texts else None
+    if not decision:
+        return [result, None]
+    rows.append(_decision_row(decision, result, moment))
+    return [result, len(rows) - 1]
+
+
+def _decision_row(decision: str, result: _Result, moment: dict) -> Draft:
+    return Draft("system", f"permission decision: {decision}", result.where, tool_name=result.tool,
+                 tool_use_id=result.call_id, **moment)
+
+
+def _note_feedback(last: list, rows: list[Draft], moment: dict) -> None:
+    """A typed note after a result: a plain denial becomes ``denied with feedback``, an approval gets its row."""
+    if not last or last[0].call is None:
         return
-    base = flavour.columns(ctx)
-    seen_prompt, asks = False, CallLedger()  # ask ids are timestamps, not unique: joined by event
-    for index, event in enumerate(events):
-        locator = f"json:/{index}"
-        if not isinstance(event, dict) or event.get("type") not in ("ask", "say"):
-            yield bad_record(locator, "not an ask or say event", json.dumps(event)[:2000])
-            continue
-        moment = {"timestamp_ns": ns_from_ms(event.get("ts")), "timestamp_source": "record", **base}
-        kind, text = event.get(event["type"]) or "", str(event.get("text") or "")
-        if event.get("partial"):
-            continue  # a streaming placeholder, superseded by the final event with the same ts
-        if event["type"] == "say" and kind == "text":
-            yield Draft("assistant" if seen_prompt else "user", text, locator, **moment)
-            seen_prompt = True
-        elif kind == "user_feedback":
-            yield Draft("user", text, locator, **moment)
-        elif kind == "reasoning":
-            yield Draft("thinking", text, locator, **moment)
-        elif event["type"] == "ask" and kind in ("tool", "command", "use_mcp_server", "browser_action_launch"):
-            call = Draft("tool_use", text, locator, tool_name=ui_tool_name(kind, text),
-                         tool_use_id=str(event.get("ts", "")), **moment)
-            asks.called(call, key=locator)
-            yield call
-        elif kind in ("command_output", "mcp_server_response", "browser_action_result"):
-            call = asks.take_last()
-            yield Draft("tool_result", text, locator, tool_name=call.tool_name if call else "",
-                        tool_use_id=call.tool_use_id if call else "", **moment)
-        elif kind in ("completion_result", "followup"):
-            yield Draft("assistant", text, locator, **moment)
-        else:
-            yield Draft("system", f"ui {event['type']} {kind}: {text}", locator, **moment)
-    yield from asks.orphans()  # ui_messages.json keeps no output for file tools
+    result, decision_at = last
+    if decision_at is None:
+        rows.append(_decision_row("approved with feedback", result, moment))
+        last[1] = len(rows) - 1
+    elif rows[decision_at].text == "permission decision: denied":
+        rows[decision_at] = _decision_row("denied with feedback", result, moment)
+
+
+def read_ui_messages(ctx: ParseContext, flavour: TaskFlavour, beside: frozenset | None = None) -> Iterator[Draft]:
+    """ui_messages.json in the flavour's columns (formats/cline_ui.py): the transcript, or what the API lacks."""
+    yield from cline_ui.read_ui_messages(ctx, flavour.columns(ctx), beside)
+
+
+def _api_row_keys(ctx: ParseContext, api: Source, flavour: TaskFlavour) -> frozenset:
+    """The row keys of the task's API history (empty when it cannot be read)."""
+    keys_only = replace(flavour, columns=lambda _ctx: {}, untimed=None)  # a row key has no columns: no joins
+    try:
+        rows = read_api_history(ParseContext(ctx.bundle, api, {}), keys_only)
+        return frozenset(cline_ui.row_key(row) for row in rows)
+    except MemberUnreadable:
+        return frozenset()
+
+
+# -- the API history beside a ui_messages.json transcript -------------------------------------------
+
+
+def api_permission_rows(ctx: ParseContext, flavour: TaskFlavour) -> Iterator[Draft]:
+    """The API history's permission rows alone (its ``parser:`` rows for bad records too).
+
+    The transcript is ui_messages.json's, so each decision takes the id the ui rows give
+    its call: the ts of the last tool ask at or before the API message.
+    """
+    asks = cline_ui.ask_times(ctx) or []
+    for row in read_api_history(ctx, flavour):
+        if row.text.startswith("parser: unparseable"):
+            yield row
+        elif row.text.startswith("permission decision: "):
+            before = bisect.bisect_right(asks, (row.timestamp_ns or 0) // 1_000_000)
+            yield replace(row, tool_use_id=str(asks[before - 1]) if before else "")

@@ -34,9 +34,12 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
+from aitrail.analyzer.context import ParseContext
+from aitrail.analyzer.formats.idioms import file_mtime
 from aitrail.analyzer.formats.jsonc import load_jsonc
 from aitrail.analyzer.formats.text import bad_file, bad_record
 from aitrail.analyzer.rows import Draft
@@ -86,8 +89,19 @@ def redact_args(args: list[str]) -> list[str]:
             out.append(arg)
             hide_next = True
         else:
-            out.append(REDACTED if _looks_like_secret(arg) else arg)
+            out.append(REDACTED if _looks_like_secret(arg) else _url_in_arg(arg))
     return out
+
+
+_URL_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]{0,30}://)[^/@\s]*@")
+
+
+def _url_in_arg(arg: str) -> str:
+    """An argument holding a URL (a DSN, an endpoint) without its user:password, query and fragment."""
+    if "://" not in arg:
+        return arg
+    arg = _URL_USERINFO.sub(lambda found: f"{found.group(1)}{REDACTED}@", arg)
+    return arg.split("?", 1)[0].split("#", 1)[0]
 
 
 def _looks_like_secret(arg: str) -> bool:
@@ -229,3 +243,18 @@ def read_mcp_settings(data: bytes) -> tuple[list[McpServer], list[Draft]]:
             continue
         servers.append(_server(name, config, base, problems))
     return servers, problems
+
+
+def setting_rows(ctx: ParseContext, origin: str) -> Iterator[Draft]:
+    """The ``permission setting:`` rows of an MCP settings file, at its mtime, then its ``parser:`` rows.
+
+    ``permission setting: <name>=<value> (from <origin>, file mtime)``, one per server
+    (its description, nothing secret), its approval list, ``disabled`` and ``disabledTools``.
+    """
+    servers, problems = read_mcp_settings(ctx.data)
+    when = file_mtime(ctx)
+    for server in servers:
+        for setting in server.settings:
+            yield Draft("system", f"permission setting: {setting.assignment} (from {origin}, file mtime)",
+                        setting.locator, **when)
+    yield from problems

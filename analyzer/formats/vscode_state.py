@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable, Iterator
+from collections.abc import Generator, Iterable, Iterator
 from dataclasses import dataclass
 
 from aitrail.analyzer import sqlite_safe
@@ -104,16 +104,27 @@ def global_state_rows(ctx: ParseContext, extension_row: str, approval_keys: Iter
     Settings take the file's mtime (the database records no time for them); tasks take
     their own ``ts``, id and workspace. An unreadable database or row is one ``parser:`` row.
     """
+    found = yield from read_extension_state(ctx, extension_row)
+    if found is None:
+        return
+    row, state = found
+    yield from approval_rows(ctx, state, row, extension_row, approval_keys)
+    yield from task_history_rows(state, row.locator())
+
+
+def read_extension_state(ctx: ParseContext, extension_row: str) -> Generator[Draft, None, tuple[ItemRow, dict] | None]:
+    """The extension's row and its state object (the generator's return value), or None.
+
+    Yields the one ``parser:`` row of an unreadable database or row; a database without
+    the row gives None and no row. Use as ``found = yield from read_extension_state(...)``.
+    """
     try:
         row = read_row(ctx, extension_row)
         state = extension_state(row) if row is not None else None
     except StateUnreadable as exc:
         yield bad_file(f"{ctx.source.name}: {exc}")
-        return
-    if state is None:
-        return
-    yield from approval_rows(ctx, state, row, extension_row, approval_keys)
-    yield from task_history_rows(state, row.locator())
+        return None
+    return None if state is None else (row, state)
 
 
 def approval_rows(ctx: ParseContext, state: dict, row: ItemRow, extension_row: str,

@@ -10,6 +10,16 @@ parser-id prefix, for an agent id that is no Python name, e.g.
 and docs/adr/0004-agent-packages.md.
 """
 
-from aitrail.analyzer.parsers import claude_code, codex, gemini_cli, grok, pearai, pi, vscode_copilot_chat
+from aitrail.analyzer.parsers import (
+    claude_code,
+    cline,
+    codex,
+    continue_,
+    gemini_cli,
+    grok,
+    pearai,
+    pi,
+    vscode_copilot_chat,
+)
 
-MODULES = (pearai, claude_code, codex, gemini_cli, pi, vscode_copilot_chat, grok)
+MODULES = (pearai, claude_code, codex, gemini_cli, pi, vscode_copilot_chat, continue_, cline, grok)

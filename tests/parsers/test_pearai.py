@@ -38,10 +38,56 @@ def test_a_call_without_a_result_gets_the_no_result_row():
     assert rows[-1].tool_use_id == "0" and rows[-1].timestamp_ns == 1759400101000 * 1_000_000
 
 
-def test_ui_messages_are_read_only_when_the_api_history_is_missing():
+DENIED_HISTORY = [
+    {"role": "user", "content": [{"type": "text", "text": "<task>\nclean up\n</task>"}], "ts": 1759400100000},
+    {"role": "assistant", "content": [{"type": "text", "text": "<execute_command>\n<command>rm -rf build</command>\n"
+                                                               "</execute_command>"}], "ts": 1759400103000},
+    {"role": "user", "content": [{"type": "text", "text": "[execute_command for 'rm -rf build'] Result:"},
+                                 {"type": "text", "text": "The user denied this operation."}], "ts": 1759400109000},
+]
+DENIED_UI = [{"type": "say", "say": "text", "text": "clean up", "ts": 1759400100000},
+             {"type": "ask", "ask": "command", "text": "ls", "ts": 1759400101000},
+             {"type": "ask", "ask": "command", "text": "rm -rf build", "ts": 1759400103000},
+             {"type": "ask", "ask": "command", "text": "later", "ts": 1759400200000}]
+
+
+def test_ui_messages_are_the_transcript_where_they_exist():
     ui = [{"type": "say", "say": "text", "text": "fix the build", "ts": 1759400100000}]
     assert [row.turn_type for row in task_rows({UI: ui}, UI)] == ["user"]
-    assert task_rows({UI: ui, API: []}, UI) == []
+    assert [row.text for row in task_rows({UI: ui, API: []}, UI)] == ["fix the build"]
+
+
+def test_beside_ui_messages_the_api_history_gives_its_permission_rows_with_the_ui_asks_id():
+    rows = task_rows({API: DENIED_HISTORY, UI: DENIED_UI}, API)
+    assert [(row.text, row.tool_use_id, row.tool_name) for row in rows] == [
+        ("permission decision: denied", "1759400103000", "execute_command")]  # the last ask at or before the answer
+    assert rows[0].timestamp_ns == 1759400109000 * 1_000_000
+
+
+def test_without_readable_ui_messages_the_api_history_is_the_transcript_with_positional_ids():
+    for files in ({API: DENIED_HISTORY}, {API: DENIED_HISTORY, UI: {"not": "a list"}}):
+        rows = task_rows(files, API)
+        assert [row.turn_type for row in rows] == ["user", "tool_use", "tool_result", "system"]
+        assert rows[-1].text == "permission decision: denied" and rows[-1].tool_use_id == "1"
+
+
+def test_the_output_block_after_an_approval_with_a_note_is_that_calls_result():
+    approved = "The user approved this operation and provided the following context:\n<feedback>\none line\n</feedback>"
+    history = [
+        {"role": "assistant", "content": [{"type": "text", "text": "<write_to_file>\n<path>N.md</path>\n"
+                                                                   "</write_to_file>"}], "ts": 1759400103000},
+        {"role": "user", "content": [{"type": "text", "text": "[write_to_file for 'N.md'] Result:"},
+                                     {"type": "text", "text": approved},
+                                     {"type": "text", "text": "[write_to_file for 'N.md'] Result:"},
+                                     {"type": "text", "text": "The content was successfully saved to N.md."}],
+         "ts": 1759400109000},
+    ]
+    rows = task_rows({API: history}, API)
+    results = [(row.tool_use_id, row.text) for row in rows if row.turn_type == "tool_result"]
+    assert results == [("0", approved), ("0", "The content was successfully saved to N.md.")]
+    assert not [row for row in rows if row.text.startswith("parser:")]
+    assert [row.text for row in rows if row.text.startswith("permission")] == [
+        "permission decision: approved with feedback"]
 
 
 def test_a_history_that_is_not_an_array_is_one_parser_row():

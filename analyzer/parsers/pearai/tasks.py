@@ -1,4 +1,4 @@
-"""PearAI agent tasks (Roo Code 3.15 fork): api_conversation_history.json and ui_messages.json.
+"""PearAI agent tasks (Roo Code 3.15 fork): ui_messages.json and api_conversation_history.json.
 
 The walk is Cline's (formats/cline_tasks.py); PearAI's own are its tool names and
 where a task's workspace is found (its extension row in state.vscdb).
@@ -30,13 +30,18 @@ def _task_columns(ctx: ParseContext) -> dict:
     return {"session_id": task, "project_path": task_workspaces(ctx, EXTENSION_ROW).get(task, "")}
 
 
-FLAVOUR = TaskFlavour(tool_names=TOOL_NAMES, columns=_task_columns)
+# ui_messages.json is the transcript where it exists (the seed's Parser plan); the API history then gives
+# its permission rows alone, with the ids the ui rows give the calls
+FLAVOUR = TaskFlavour(tool_names=TOOL_NAMES, columns=_task_columns, ui_beside_api="transcript")
 
 
 def parse_agent_task(ctx: ParseContext) -> Iterator[Draft]:
-    """A Roo Code task folder's file: the API history, else ui_messages.json as the fallback.
+    """A Roo Code task folder's file: ui_messages.json as the transcript, else the API history.
 
-    api_conversation_history.json is the transcript; ui_messages.json gives rows only when
-    its task's API history is not in the bundle; task_metadata.json gives none.
+    Where ui_messages.json is readable, api_conversation_history.json gives only its
+    ``permission decision:`` rows (and its own ``parser:`` rows), each with the ``ts`` of
+    the last tool ask at or before the API message as tool_use_id; a task without a
+    readable ui_messages.json is read from its API history (positional ids).
+    task_metadata.json gives no rows.
     """
     yield from read_task_file(ctx, FLAVOUR)

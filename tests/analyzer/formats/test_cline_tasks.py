@@ -51,7 +51,10 @@ def test_results_join_by_tool_name_and_second_calls_get_dotted_ids():
     assert uses == {"read_file": "0", "execute_command": "0.2"}
     (result,) = [row for row in found if row.turn_type == "tool_result"]
     assert (result.tool_name, result.tool_use_id, result.text) == ("execute_command", "0.2", "a.py")
-    assert not [row for row in found if row.text.startswith("parser: no result")], "a user message closes the turn"
+    # the user message closes the turn: the call it did not answer is reported, at the call
+    (orphan,) = [row for row in found if row.text.startswith("parser: no result")]
+    assert orphan.text == "parser: no result recorded for tool call 0 (read_file)"
+    assert orphan.locator == "json:/0/content/0"
 
 
 def test_a_call_still_open_at_the_next_assistant_message_gets_the_no_result_row():
@@ -81,3 +84,81 @@ def test_ui_messages_only_without_the_api_history():
 def test_a_file_of_the_wrong_shape_is_one_parser_row():
     (row,) = rows({API: {"not": "a list"}}, API)
     assert row.text.startswith("parser:")
+
+
+def native(call_id: str, name: str = "read_file") -> dict:
+    return {"role": "assistant", "content": [{"type": "tool_use", "id": call_id, "name": name, "input": {"p": 1}}],
+            "ts": 1759400101000}
+
+
+def answer(call_id: str, content, *more: dict) -> dict:
+    return {"role": "user", "content": [{"type": "tool_result", "tool_use_id": call_id, "content": content}, *more],
+            "ts": 1759400102000}
+
+
+def test_native_blocks_join_by_id_whatever_the_tool_name():
+    found = rows({API: [native("t1"), answer("t1", "[read_file for 'a'] Result:\nbody")]}, API)
+    assert [(row.turn_type, row.tool_use_id, row.tool_name, row.text) for row in found] == [
+        ("tool_use", "t1", "read_file", '{"p": 1}'), ("tool_result", "t1", "read_file", "body")]
+
+
+def test_a_result_without_the_header_keeps_its_whole_text():
+    found = rows({API: [native("t1"), answer("t1", [{"type": "text", "text": "7"}])]}, API)
+    assert found[-1].text == "7" and found[-1].tool_use_id == "t1"
+
+
+def test_a_feedback_note_after_a_result_is_a_user_row_and_turns_the_decision():
+    note = {"type": "text", "text": "The user provided the following feedback:\n<feedback>\nnot yet\n</feedback>"}
+    denied = rows({API: [native("t1"), answer("t1", "[read_file for 'a'] Result:\nThe user denied this operation.",
+                                                  note)]}, API)
+    assert [row.text for row in denied if row.turn_type != "tool_use"] == [
+        "The user denied this operation.", "permission decision: denied with feedback", "not yet"]
+    approved = rows({API: [native("t1"), answer("t1", "[read_file for 'a'] Result:\nok", note)]}, API)
+    decisions = [row.text for row in approved if row.turn_type == "system"]
+    assert decisions == ["permission decision: approved with feedback"]
+    alone = rows({API: [user(note["text"])]}, API)
+    assert [(row.turn_type, row.text) for row in alone] == [("user", "not yet")]
+
+
+def test_the_models_are_rows_only_for_a_flavour_that_asks():
+    message = {"role": "assistant", "content": "hi", "modelInfo": {"modelId": "m1"}, "ts": 1759400101000}
+    assert [row.text for row in rows({API: [message]}, API)] == ["hi"]
+    with_models = TaskFlavour(tool_names=FLAVOUR.tool_names, columns=FLAVOUR.columns, models=True)
+    found = rows({API: [message]}, API, with_models)
+    assert [(row.text, row.model) for row in found] == [("model: m1", "m1"), ("hi", "m1")]
+
+
+def test_untimed_messages_take_the_flavours_time_or_carry_the_last_one():
+    plain = [user("a", ts=None)]
+    assert rows({API: plain}, API)[0].timestamp_ns is None
+    started = TaskFlavour(tool_names=(), columns=FLAVOUR.columns,
+                          untimed=lambda ctx: {"timestamp_ns": 5, "timestamp_source": "index"})
+    assert (rows({API: plain}, API, started)[0].timestamp_ns, rows({API: plain}, API, started)[0].timestamp_source) \
+        == (5, "index")
+    carry = TaskFlavour(tool_names=(), columns=FLAVOUR.columns, carry_time=True)
+    found = rows({API: [assistant("x", ts=1759400101000), user("y", ts=None)]}, API, carry)
+    assert found[-1].timestamp_ns == 1759400101000 * 10**6 and found[-1].timestamp_source == "index"
+
+
+def test_ui_messages_beside_the_api_history_as_the_flavour_says():
+    history = [user("<task>\nfix it\n</task>"), assistant("On it.")]
+    ui = [{"ts": 1, "type": "say", "say": "task", "text": "fix it"}, {"ts": 2, "type": "say", "say": "text",
+                                                                      "text": "On it."},
+          {"ts": 3, "type": "say", "say": "error", "text": "quota"}]
+    assert rows({API: history, UI: ui}, UI) == []
+    unique = TaskFlavour(tool_names=(), columns=FLAVOUR.columns, ui_beside_api="unique")
+    assert [row.text for row in rows({API: history, UI: ui}, UI, unique)] == ["ui say error: quota"]
+    transcript = TaskFlavour(tool_names=(), columns=FLAVOUR.columns, ui_beside_api="transcript")
+    assert [row.text for row in rows({API: history, UI: ui}, UI, transcript)] == ["fix it", "On it.",
+                                                                                 "ui say error: quota"]
+    assert rows({API: history, UI: ui}, API, transcript) == []  # no permission rows in this history
+
+
+def test_the_output_block_after_an_approval_with_a_note_answers_that_call_not_an_open_one():
+    calls = "<execute_command>\n<command>ls</command>\n</execute_command>\n<read_file>\n<path>a</path>\n</read_file>"
+    approved = "The user approved this operation and provided the following context:\n<feedback>\nok\n</feedback>"
+    history = [assistant(calls), user("[execute_command for 'ls'] Result:", approved,
+                                      "[execute_command for 'ls'] Result:", "a.py",
+                                      "Tool [read_file] was not executed because a tool has already been used.")]
+    results = [(row.tool_use_id, row.text) for row in rows({API: history}, API) if row.turn_type == "tool_result"]
+    assert results == [("0", approved), ("0", "a.py"), ("0.2", results[2][1])]

@@ -129,3 +129,22 @@ def test_redact_args_keeps_ordinary_arguments():
         "-y", "pkg", "--port", "8080", "--client-secret", "--next"]
     assert mcp.redact_args(["--auth", "xyz", "ghp_abc", "AKIAABCDEFGHIJKL", "plain"]) == [
         "--auth", "<redacted>", "<redacted>", "<redacted>", "plain"]
+
+
+def test_a_url_argument_keeps_neither_its_password_nor_its_query():
+    args = ["--dsn", "postgresql://app:pw-777@db.local:5432/app?sslmode=require&password=pw-888", "http://plain.org/x"]
+    assert mcp.redact_args(args) == ["--dsn", "postgresql://<redacted>@db.local:5432/app", "http://plain.org/x"]
+
+
+def test_setting_rows_are_permission_settings_at_the_file_mtime_then_the_problems():
+    from tests.analyzer.formats.walk import context
+
+    data = {"mcpServers": {"gh": {"command": "npx", "env": {"TOKEN": "ghp_SECRETTOKEN123"},
+                                  "autoApprove": ["get_issue"]}, "bad": 3}}
+    ctx = context({("fork.mcp", "settings/mcp.json"): json.dumps(data).encode()}, "settings/mcp.json")
+    found = list(mcp.setting_rows(ctx, "mcp.json"))
+    assert [row.text for row in found] == [
+        'permission setting: mcpServers[gh]={"command":"npx","env":["TOKEN"]} (from mcp.json, file mtime)',
+        'permission setting: mcpServers[gh].autoApprove=["get_issue"] (from mcp.json, file mtime)',
+        "parser: unparseable record (server entry is not an object)"]
+    assert {row.timestamp_source for row in found[:2]} == {"file-mtime"}

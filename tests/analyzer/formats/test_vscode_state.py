@@ -43,3 +43,23 @@ def test_task_workspaces_join_every_database_of_the_store():
     ctx = context(files, "tasks/t1/ui_messages.json")
     assert task_workspaces(ctx, ROW) == {"t1": "/w"}
     assert task_workspaces(ctx, ROW, store="elsewhere") == {}
+
+
+def test_read_extension_state_returns_the_row_and_state_or_one_parser_row():
+    from aitrail.analyzer.formats.vscode_state import read_extension_state
+
+    def run(rows: dict) -> tuple[list, object]:
+        ctx = context({("fork.state", "state.vscdb"): state_db(rows)}, "state.vscdb")
+        generator, drafts = read_extension_state(ctx, "Fork.ext"), []
+        try:
+            while True:
+                drafts.append(next(generator))
+        except StopIteration as stop:
+            return drafts, stop.value
+
+    drafts, found = run({"Fork.ext": '{"a": 1}'})
+    assert drafts == [] and found[1] == {"a": 1} and found[0].locator() == "sqlite:ItemTable:1"
+    assert run({"other": "{}"}) == ([], None)
+    drafts, found = run({"Fork.ext": "[1]"})
+    assert found is None and [row.text for row in drafts] == [
+        "parser: unparseable file (state.vscdb: row 'Fork.ext' is a JSON list, not an object)"]
