@@ -52,6 +52,19 @@ with BundleReader(sys.argv[1]) as reader:
                     json.loads(line); rows += 1
         elif record["format"] == "json":
             value = json.loads(data); rows += len(value) if isinstance(value, list) else 1
+        elif record["format"] == "sqlite":
+            import os, sqlite3, tempfile
+            handle, path = tempfile.mkstemp(suffix=".db"); os.write(handle, data); os.close(handle)
+            connection = sqlite3.connect(path)
+            tables = [name for (name,) in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+            for table in ("ItemTable", "cursorDiskKV"):
+                if table in tables:
+                    for (value,) in connection.execute(f"SELECT value FROM {table}"):
+                        try:
+                            json.loads(value); rows += 1
+                        except (ValueError, TypeError):
+                            pass
+            connection.close(); os.unlink(path)
 print(rows)
 """
 
@@ -68,6 +81,8 @@ PROFILES = {
     # JSONL transcripts with tool results of a few kilobytes
     "claude": (300, 1500),
     "codex": (300, 1500),
+    # Cursor IDE: one global state.vscdb, thousands of composers and their bubbleId rows (use --megabytes 50)
+    "cursor": (30, 300),
 }
 
 
@@ -198,9 +213,68 @@ def build_jsonl_home(home: Path, megabytes: int, profile: str, seed: int = 13) -
     return {"files": files, "bytes": total}
 
 
+def _cursor_bubbles(rng: random.Random, composer: str, start_ms: int, result_words: tuple[int, int]) -> list[tuple]:
+    rows, headers = [], []
+    for turn in range(rng.randint(6, 30)):
+        bubble = f"{composer[:8]}-{turn:04d}-4000-8000-{rng.getrandbits(48):012x}"
+        created = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(start_ms / 1000 + turn * 7))
+        kind = 1 if turn % 3 == 0 else 2
+        value = {"_v": 3, "type": kind, "bubbleId": bubble, "text": words(rng, 25 if kind == 1 else 60),
+                 "createdAt": created}
+        if kind == 2 and turn % 3 == 1:
+            call = f"toolu_{rng.getrandbits(64):016x}"
+            value["text"] = ""
+            value["toolFormerData"] = {
+                "tool": 15, "toolCallId": call, "name": rng.choice(("run_terminal_cmd", "read_file", "edit_file")),
+                "rawArgs": json.dumps({"command": words(rng, 6)}), "status": "completed",
+                "result": json.dumps({"output": words(rng, rng.randint(*result_words)), "exitCode": 0})}
+            value["thinking"] = {"text": words(rng, 20)}
+        headers.append({"bubbleId": bubble, "type": kind})
+        rows.append((f"bubbleId:{composer}:{bubble}", json.dumps(value, separators=(",", ":"))))
+    return headers, rows
+
+
+def build_cursor_home(home: Path, megabytes: int, seed: int = 17) -> dict:
+    """A Cursor user-data tree: one global state.vscdb (cursorDiskKV) and 20 workspaces listing its composers."""
+    rng = random.Random(seed)
+    user = home / ".config/Cursor/User"
+    (user / "globalStorage").mkdir(parents=True)
+    connection = sqlite3.connect(user / "globalStorage/state.vscdb")
+    for table in ("ItemTable", "cursorDiskKV"):
+        connection.execute(f"CREATE TABLE {table} (key TEXT UNIQUE ON CONFLICT REPLACE, value BLOB)")
+    total, composers, listed = 0, 0, {number: [] for number in range(20)}
+    while total < megabytes * 1_000_000:
+        composers += 1
+        composer = f"{rng.getrandbits(32):08x}-0000-4000-8000-{composers:012d}"
+        start = 1_764_000_000_000 + composers * 600_000
+        headers, rows = _cursor_bubbles(rng, composer, start, PROFILES["cursor"])
+        document = {"_v": 10, "composerId": composer, "name": words(rng, 4), "createdAt": start,
+                    "lastUpdatedAt": start + 200_000, "status": "completed", "unifiedMode": "agent",
+                    "modelConfig": {"modelName": "claude-4.5-sonnet"}, "fullConversationHeadersOnly": headers}
+        rows.append((f"composerData:{composer}", json.dumps(document, separators=(",", ":"))))
+        connection.executemany("INSERT INTO cursorDiskKV VALUES (?, ?)", rows)
+        total += sum(len(key) + len(value) for key, value in rows)
+        listed[composers % 20].append({"type": "head", "composerId": composer, "createdAt": start})
+    connection.commit()
+    connection.close()
+    for number, entries in listed.items():
+        folder = user / f"workspaceStorage/{number:032x}"
+        folder.mkdir(parents=True)
+        (folder / "workspace.json").write_text(json.dumps({"folder": f"file:///home/u/p{number}"}))
+        workspace = sqlite3.connect(folder / "state.vscdb")
+        workspace.execute("CREATE TABLE ItemTable (key TEXT UNIQUE ON CONFLICT REPLACE, value BLOB)")
+        workspace.execute("INSERT INTO ItemTable VALUES (?, ?)",
+                          ("composer.composerData", json.dumps({"allComposers": entries})))
+        workspace.commit()
+        workspace.close()
+    return {"files": 1 + len(listed), "bytes": total, "composers": composers}
+
+
 def build_home(home: Path, megabytes: int, profile: str, seed: int = 11) -> dict:
     if profile in ("claude", "codex"):
         return build_jsonl_home(home, megabytes, profile)
+    if profile == "cursor":
+        return build_cursor_home(home, megabytes)
     rng = random.Random(seed)
     tasks_dir = home / ".config/PearAI/User/globalStorage/pearai.pearai-roo-cline/tasks"
     history, total, files = [], 0, 0

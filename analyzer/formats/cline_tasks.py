@@ -37,6 +37,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from functools import lru_cache
+from typing import Protocol
 
 from aitrail.analyzer.bundle import MemberUnreadable, Source
 from aitrail.analyzer.context import ParseContext
@@ -220,6 +221,19 @@ class TaskFlavour:
     models: bool = False
     untimed: Callable[[ParseContext], dict] | None = None
     carry_time: bool = False
+    # a fork that reads some API messages its own way (Roo Code: native tool blocks, condensed context);
+    # None keeps the walk's reading of every message
+    reader: Callable[[ParseContext, list], MessageReader] | None = None
+
+
+class MessageReader(Protocol):
+    """A fork's reading of the API messages of one file (TaskFlavour.reader builds one per file)."""
+
+    def rows(self, message: dict, index: int, moment: dict, default: Iterator[Draft]) -> Iterator[Draft]:
+        """The rows of one well-formed message; ``default`` (lazy) is the walk's own reading of it."""
+
+    def finish(self) -> Iterator[Draft]:
+        """Rows owed when the file ends (calls the fork's reading left open)."""
 
 
 def task_id(ctx: ParseContext) -> str:
@@ -259,11 +273,13 @@ def read_api_history(ctx: ParseContext, flavour: TaskFlavour) -> Iterator[Draft]
     if problem is not None:
         yield problem
         return
-    yield from api_rows(messages, flavour, flavour.columns(ctx), flavour.untimed(ctx) if flavour.untimed else {})
+    reader = flavour.reader(ctx, messages) if flavour.reader is not None else None
+    yield from api_rows(messages, flavour, flavour.columns(ctx), flavour.untimed(ctx) if flavour.untimed else {},
+                        reader=reader)
 
 
 def api_rows(messages: list, flavour: TaskFlavour, base: dict, untimed: dict,
-             pointer: str = "json:") -> Iterator[Draft]:
+             pointer: str = "json:", reader: MessageReader | None = None) -> Iterator[Draft]:
     """The rows of a list of API messages (a history file's, or one held inside another document).
 
     Args:
@@ -272,18 +288,21 @@ def api_rows(messages: list, flavour: TaskFlavour, base: dict, untimed: dict,
         base: the columns every row carries (session, project).
         untimed: the time columns of a message without ``ts``.
         pointer: the locator prefix of the list (``json:/messages`` for a list inside a document).
+        reader: the fork's own reading of the messages (TaskFlavour.reader), or None.
     """
-    walk = _ApiWalk(flavour, base, untimed)
+    walk = _ApiWalk(flavour, base, untimed, reader)
     for index, message in enumerate(messages):
         yield from walk.message(index, message, f"{pointer}/{index}")
+    if reader is not None:
+        yield from reader.finish()
     yield from walk.calls.orphans()
 
 
 class _ApiWalk:
     """The state of one API history walk: open calls, the model in use, the task's columns."""
 
-    def __init__(self, flavour: TaskFlavour, base: dict, untimed: dict):
-        self.flavour, self.base, self.untimed = flavour, base, untimed
+    def __init__(self, flavour: TaskFlavour, base: dict, untimed: dict, reader: MessageReader | None = None):
+        self.flavour, self.base, self.untimed, self.reader = flavour, base, untimed, reader
         self.calls = CallLedger()  # native ids, or (XML) the message index joined by tool name
         self.model = ""
 
@@ -302,6 +321,10 @@ class _ApiWalk:
         if not isinstance(blocks, list):
             yield bad_record(f"{locator}/content", "content is neither text nor a list of blocks")
             return
+        rows = self._role_rows(message, blocks, index, locator, moment)
+        yield from self.reader.rows(message, index, moment, rows) if self.reader is not None else rows
+
+    def _role_rows(self, message: dict, blocks: list, index: int, locator: str, moment: dict) -> Iterator[Draft]:
         if message["role"] == "assistant":
             yield from self.calls.orphans()
             if self.flavour.models:

@@ -18,6 +18,10 @@ Rules kept here so no caller can get them wrong:
   value longer than MAX_VALUE_BYTES is an ``Oversize`` (the caller writes one
   ``parser:`` row and goes on); text is fetched losslessly as bytes, so a value
   that is not UTF-8 cannot stop the stream;
+- ``scan_prefix`` asks the key's UNIQUE index for a key range (``key >= prefix AND
+  key < next``), in key order, optionally keys only: reading one composer's
+  bubbles costs what they hold, not the table; ``extension_row`` finds an
+  extension's globalState row by its id (exact key first, then any case);
 - locators follow docs/timeline.md: ``sqlite:<table>:<rowid>``, a JSON pointer
   into the value appended as ``/a/0`` (e.g. ``sqlite:ItemTable:1/taskHistory/0``).
 
@@ -124,13 +128,13 @@ def _key_text(key: object) -> str | None:
 
 
 def _stream(connection: sqlite3.Connection, table: str, purpose: str, where: str, parameters: tuple,
-            matched: str) -> Iterator[KeyRow]:
+            matched: str, columns: tuple[str, ...] = ("key", "value")) -> Iterator[KeyRow]:
     if not has_table(connection, table):
         return
     previous = connection.text_factory
     connection.text_factory = _lossless_text  # a value that is not UTF-8 must not abort the whole query
     try:
-        for row in sqlite_safe.table_rows(connection, table, purpose, ("key", "value"),
+        for row in sqlite_safe.table_rows(connection, table, purpose, columns,
                                           f"{_NOT_SECRET} AND {where}", parameters):
             stored = row.get("key")
             if isinstance(stored, Oversize):  # matched in SQL but too long to fetch: still reported, as Oversize
@@ -169,6 +173,56 @@ def rows_by_prefix(connection: sqlite3.Connection, prefix: str, table: str = ITE
     encoded = prefix.encode("utf-8")
     yield from _stream(connection, table, f"{table} rows {prefix!r}*",
                        "substr(CAST(key AS BLOB), 1, ?) = ?", (len(encoded), encoded), prefix)
+
+
+def _prefix_end(prefix: str) -> str:
+    """The least text above every text that starts with ``prefix`` (its last character incremented)."""
+    for position in range(len(prefix) - 1, -1, -1):
+        if ord(prefix[position]) < 0x10FFFF:
+            return prefix[:position] + chr(ord(prefix[position]) + 1)
+    return ""
+
+
+def scan_prefix(connection: sqlite3.Connection, prefix: str, table: str = ITEM_TABLE,
+                keys_only: bool = False) -> Iterator[KeyRow]:
+    """Every row whose key starts with ``prefix``, found through the key's index, in key order.
+
+    ``rows_by_prefix`` reads the whole table; this one asks the UNIQUE index for
+    the key range first, so reading one composer's ``bubbleId:<composer>:`` rows
+    costs what they hold, not the table (one range per composer keeps a whole
+    database linear). The exact byte match still applies. A key stored as a BLOB
+    rather than text lies outside a text range: only the whole-table functions
+    see it. ``keys_only`` fetches no value (``value`` is then ``b""``).
+
+    Raises:
+        sqlite_safe.QueryAborted: the query ran out of budget or heap (the message names the prefix).
+    """
+    if not prefix:
+        yield from rows_by_prefix(connection, prefix, table)
+        return
+    encoded, end = prefix.encode("utf-8"), _prefix_end(prefix)
+    bounds = ("key >= ? AND key < ?", (prefix, end)) if end else ("key >= ?", (prefix,))
+    where = f"{bounds[0]} AND substr(CAST(key AS BLOB), 1, ?) = ?"
+    columns = ("key",) if keys_only else ("key", "value")
+    yield from _stream(connection, table, f"{table} rows {prefix!r}*", where,
+                       (*bounds[1], len(encoded), encoded), prefix, columns)
+
+
+def extension_row(connection: sqlite3.Connection, extension_id: str) -> KeyRow | None:
+    """An extension's globalState (or workspaceState) row: ItemTable key ``<publisher>.<name>``.
+
+    The key has the manifest's casing (``GitHub.copilot-chat``); VS Code matches
+    identifiers without regard to case, so an exact key wins and otherwise the
+    first key equal to ``extension_id`` ignoring ASCII case is taken.
+
+    Raises:
+        sqlite_safe.QueryAborted: the query ran out of budget or heap.
+    """
+    exact = next(rows_by_key(connection, extension_id), None)
+    if exact is not None or extension_id.startswith(SECRET_PREFIX):
+        return exact
+    return next(_stream(connection, ITEM_TABLE, f"ItemTable row {extension_id!r} (any case)",
+                        "lower(CAST(key AS TEXT)) = lower(?)", (extension_id,), extension_id), None)
 
 
 def open_state(ctx: ParseContext, source: Source | None = None) -> sqlite3.Connection:

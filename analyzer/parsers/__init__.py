@@ -15,11 +15,16 @@ from aitrail.analyzer.parsers import (
     cline,
     codex,
     continue_,
+    cursor_cli,
+    cursor_ide,
     gemini_cli,
     grok,
+    opencode,
     pearai,
     pi,
+    roo_code,
     vscode_copilot_chat,
 )
 
-MODULES = (pearai, claude_code, codex, gemini_cli, pi, vscode_copilot_chat, continue_, cline, grok)
+MODULES = (pearai, claude_code, codex, gemini_cli, pi, vscode_copilot_chat, continue_, cline,
+           cursor_ide, cursor_cli, opencode, roo_code, grok)

@@ -231,3 +231,43 @@ def test_rows_only_in_the_wal_are_read(tmp_path):
     writer.close()
     assert [row.key for row in vscode_db.rows_by_prefix(connect(copy / "state.vscdb"), "bubbleId:c:",
                                                          CURSOR_TABLE)] == ["bubbleId:c:newest"]
+
+
+def test_scan_prefix_reads_one_key_range_exactly_through_the_index(tmp_path):
+    connection = connect(make_db(tmp_path / "state.vscdb", rows=CURSOR_ROWS))
+    rows = list(vscode_db.scan_prefix(connection, "bubbleId:c1:", CURSOR_TABLE))
+    assert [(row.key, row.json()["text"]) for row in rows] == [("bubbleId:c1:b1", "hi"), ("bubbleId:c1:b2", "hello")]
+    keys = list(vscode_db.scan_prefix(connection, "bubbleId:", CURSOR_TABLE, keys_only=True))
+    assert [row.key for row in keys] == ["bubbleId:c10:b1", "bubbleId:c1:b1", "bubbleId:c1:b2"]  # key order
+    assert {row.value for row in keys} == {b""}
+    assert not list(vscode_db.scan_prefix(connection, "secret://", CURSOR_TABLE))
+    plan = " ".join(str(step) for step in connection.execute(
+        "EXPLAIN QUERY PLAN SELECT rowid FROM cursorDiskKV WHERE key >= ? AND key < ?", ("a", "b")))
+    assert "INDEX" in plan  # the range the function asks for is an index search, not a table scan
+
+
+def test_prefix_end_is_the_least_text_above_the_prefix():
+    assert vscode_db._prefix_end("bubbleId:c1:") == "bubbleId:c1;"
+    assert vscode_db._prefix_end("a\U0010ffff") == "b"
+    assert vscode_db._prefix_end("\U0010ffff") == ""
+
+
+def test_scan_prefix_with_nocase_schema_is_still_exact(tmp_path):
+    path = tmp_path / "state.vscdb"
+    connection = sqlite3.connect(path)
+    connection.execute("CREATE TABLE cursorDiskKV (key TEXT COLLATE NOCASE UNIQUE, value BLOB)")
+    connection.executemany("INSERT INTO cursorDiskKV VALUES (?, ?)", [("bubbleId:a", "1"), ("BUBBLEID:b", "2")])
+    connection.commit()
+    connection.close()
+    assert [row.key for row in vscode_db.scan_prefix(connect(path), "bubbleId:", CURSOR_TABLE)] == ["bubbleId:a"]
+
+
+def test_extension_row_by_id_exact_first_then_any_case(tmp_path):
+    rows = [(ITEM_TABLE, "GitHub.copilot-chat", '{"a":1}'), (ITEM_TABLE, "github.copilot-chat", '{"a":2}'),
+            (ITEM_TABLE, "RooVeterinaryInc.roo-cline", '{"b":1}'), (ITEM_TABLE, SECRET, SECRET_VALUE)]
+    connection = connect(make_db(tmp_path / "state.vscdb", rows=rows))
+    assert vscode_db.extension_row(connection, "GitHub.copilot-chat").json() == {"a": 1}
+    assert vscode_db.extension_row(connection, "rooveterinaryinc.roo-cline").key == "RooVeterinaryInc.roo-cline"
+    assert vscode_db.extension_row(connection, "absent.extension") is None
+    assert vscode_db.extension_row(connection, SECRET) is None
+    assert vscode_db.extension_row(connection, SECRET.upper()) is None

@@ -1,0 +1,100 @@
+"""The composerHeaders table of newer builds: one row per composer, with its name and workspace.
+
+``composerHeaders(composerId, workspaceId, createdAt, lastUpdatedAt, isArchived,
+isSubagent, recency, checkpointAt, value, subagentTypeName)``; ``value`` is JSON
+with ``name`` and ``workspaceIdentifier.uri{scheme, authority, path}`` (third-party:
+tony/agentgrep@0ec73f2 src/agentgrep/store_catalog/cursor_ide.py, cursor-ide.composer_headers).
+It lists composers that have no composerData row, and gives a composer's folder
+where no workspace database lists it.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from aitrail.analyzer import sqlite_safe
+from aitrail.analyzer.formats.decode import decode_json
+from aitrail.analyzer.formats.text import bad_record
+from aitrail.analyzer.rows import Draft, ns_from_ms
+
+HEADERS_TABLE = "composerHeaders"
+
+
+@dataclass(frozen=True)
+class Header:
+    """What a composerHeaders row says of one composer."""
+
+    name: str
+    created_ms: object
+    project: str
+    locator: str
+
+
+def _lossless(raw: bytes) -> str:
+    return raw.decode("utf-8", "surrogateescape")
+
+
+def _text(value) -> str:
+    """Text of a column read with ``_lossless``: bytes that are not UTF-8 replaced, integers as digits."""
+    if isinstance(value, str):
+        return value.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
+    return str(value) if isinstance(value, int) and not isinstance(value, bool) else ""
+
+
+def _project(value: object) -> str:
+    identifier = value.get("workspaceIdentifier") if isinstance(value, dict) else None
+    uri = identifier.get("uri") if isinstance(identifier, dict) else None
+    path = uri.get("path") if isinstance(uri, dict) else None
+    if not isinstance(path, str):
+        return ""
+    if len(path) > 2 and path[0] == "/" and path[2] == ":":  # /c:/Users/...: a Windows drive
+        return path[1:]
+    return path
+
+
+def read_headers(connection: sqlite3.Connection) -> tuple[dict[str, Header], list[Draft]]:
+    """Map composerId to its Header for every row of the table (none when absent), and rows for bad entries.
+
+    Raises:
+        sqlite3.Error: the table cannot be read.
+    """
+    if not sqlite_safe.is_real_table(connection, HEADERS_TABLE):
+        return {}, []
+    if "composerId" not in sqlite_safe.stored_columns(connection, HEADERS_TABLE):
+        return {}, []
+    headers: dict[str, Header] = {}
+    problems: list[Draft] = []
+    previous = connection.text_factory
+    connection.text_factory = _lossless  # a value that is not UTF-8 must not stop the query
+    try:
+        for row in sqlite_safe.table_rows(connection, HEADERS_TABLE, "composerHeaders rows",
+                                          ("composerId", "createdAt", "value")):
+            locator = f"sqlite:{HEADERS_TABLE}:{row['_rowid']}"
+            composer = _text(row.get("composerId"))
+            if not composer:
+                problems.append(bad_record(locator, "composerHeaders row without a composerId"))
+                continue
+            try:
+                value = decode_json(_text(row.get("value"))) if row.get("value") is not None else {}
+            except ValueError as exc:
+                problems.append(bad_record(f"{locator}/value", f"composerHeaders value is not JSON: {exc}"))
+                value = {}
+            name = value.get("name") if isinstance(value, dict) and isinstance(value.get("name"), str) else ""
+            headers[composer] = Header(name, row.get("createdAt"), _project(value), locator)
+    finally:
+        connection.text_factory = previous
+    return headers, problems
+
+
+def unlisted_rows(headers: dict[str, Header], seen: set[str]) -> Iterator[Draft]:
+    """A ``session:`` row for each header whose composer has no composerData row."""
+    for composer, header in headers.items():
+        if composer not in seen:
+            yield Draft("system", f"session: {header.name or '(untitled)'} (listed in composerHeaders; its "
+                                  "composerData is not in the bundle)", header.locator,
+                        timestamp_ns=ns_from_ms(header.created_ms), session_id=composer,
+                        project_path=header.project)
