@@ -112,12 +112,19 @@ def parse_subagent_meta(ctx: ParseContext, document: dict) -> Iterator[Draft]:
 # -- plan.md and hunk_records.jsonl ------------------------------------------------------------
 
 
+def _utf8(data: bytes) -> tuple[str, Draft | None]:
+    """The file's text, or the ``parser: unparseable file`` row that says where it stops being UTF-8."""
+    try:
+        return data.decode("utf-8"), None
+    except UnicodeDecodeError as exc:
+        return "", bad_file(f"plan.md is not UTF-8 at byte {exc.start}")
+
+
 def parse_plan(ctx: ParseContext) -> Iterator[Draft]:
     """plan.md: the session's plan as one ``plan:`` row at the file's mtime (it is rewritten in place)."""
-    try:
-        text = ctx.data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        yield bad_file(f"plan.md is not UTF-8 at byte {exc.start}")
+    text, problem = _utf8(ctx.data)
+    if problem is not None:
+        yield problem
         return
     body = text.strip(ASCII_SPACE)  # only ASCII space: a control character is content, and gives the row
     if body:
