@@ -18,6 +18,7 @@ from aitrail.analyzer.parsers import (
     cursor_cli,
     cursor_ide,
     gemini_cli,
+    grok,
     opencode,
     pearai,
     pi,
@@ -26,4 +27,4 @@ from aitrail.analyzer.parsers import (
 )
 
 MODULES = (pearai, claude_code, codex, gemini_cli, pi, vscode_copilot_chat, continue_, cline,
-           cursor_ide, cursor_cli, opencode, roo_code)
+           cursor_ide, cursor_cli, opencode, roo_code, grok)

@@ -1,0 +1,88 @@
+"""Small helpers shared by the Grok modules: text of a value or of content blocks, times, JSON files."""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Callable, Iterator
+
+from aitrail.analyzer.context import ParseContext
+from aitrail.analyzer.formats.text import json_document
+from aitrail.analyzer.rows import Draft, ns_from_iso, ns_from_ms, ns_from_seconds
+
+DocumentRows = Callable[[ParseContext, dict], Iterator[Draft]]
+
+TEXT_BLOCKS = ("text", "input_text", "output_text", "summary_text")
+
+
+def as_text(value) -> str:
+    """A scalar as text ('' for None); containers as compact JSON."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return str(value)
+    return compact(value)
+
+
+def compact(value) -> str:
+    """Compact JSON, keys in recorded order, non-ASCII kept."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+
+
+def block_text(content) -> str:
+    """A string as is; a list of content blocks as their texts joined by newlines (other blocks as JSON)."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return as_text(content)
+    parts = []
+    for block in content:
+        if isinstance(block, str):
+            parts.append(block)
+        elif isinstance(block, dict) and block.get("type") in TEXT_BLOCKS and isinstance(block.get("text"), str):
+            parts.append(block["text"])
+        else:
+            parts.append(compact(block))
+    return "\n".join(parts)
+
+
+def any_time(value) -> int | None:
+    """An ISO string with a zone, or a Unix time in ms or seconds (by magnitude); None otherwise.
+
+    Grok Build's summary.json and sub-agent times are observed only as field
+    names, so each written form is accepted; a number over 1e11 is read as ms.
+    """
+    if isinstance(value, str):
+        moment = ns_from_iso(value)
+        if moment is not None:
+            return moment
+        try:
+            value = float(value)
+        except ValueError:
+            return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return ns_from_ms(value) if value > 1e11 else ns_from_seconds(value)
+
+
+def json_file(what: str) -> Callable[[DocumentRows], Callable[[ParseContext], Iterator[Draft]]]:
+    """A parser of a whole-file JSON object from ``rows(ctx, document)``; a file that is not one is one row.
+
+    ``what`` names the file in the ``parser: unparseable file`` row.
+    """
+    def wrap(rows: DocumentRows) -> Callable[[ParseContext], Iterator[Draft]]:
+        @functools.wraps(rows)
+        def parse(ctx: ParseContext) -> Iterator[Draft]:
+            document, problem = json_document(ctx.data, what)
+            if problem is not None:
+                yield problem
+                return
+            yield from rows(ctx, document)
+        return parse
+    return wrap
