@@ -94,8 +94,9 @@ def _head(prepared: list[Prepared]) -> str:
               "made with --force.</p>" if failed else "")
     contents = "".join(f'<li><a href="#bundle-{number}">Bundle {number + 1}</a> · SHA-256 {item.sha256}</li>'
                        for number, item in enumerate(prepared))
+    policy = escape(assets.content_security_policy(), quote=False)  # its quotes are ' only; the attribute uses "
     return ('<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
-            f'<meta http-equiv="Content-Security-Policy" content="{escape(assets.content_security_policy(), quote=False)}">'
+            f'<meta http-equiv="Content-Security-Policy" content="{policy}">'
             '<meta name="viewport" content="width=device-width, initial-scale=1">'
             f"<title>aitrail report</title><style>{assets.STYLE}</style></head><body>"
             f"<h1>aitrail report</h1>{banner}<p>{len(prepared)} bundle(s), in order of their SHA-256:</p>"

@@ -52,7 +52,7 @@ def verification_section(result: Verification) -> str:
                                                                                            "under the key recorded in "
                                                                                            "the bundle)")
     else:
-        signature = "UNSIGNED: integrity against accident only"
+        signature = "unsigned"
     out = [f"<h3>Verification</h3><p>{state} · signature: {e(signature)} · {e(result.signature)}",
            f"<br>signer fingerprint: {e(result.fingerprint) or 'none'}</p>"]
     if result.problems:
