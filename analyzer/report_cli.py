@@ -42,5 +42,4 @@ def report(bundles: tuple[str, ...], output: str, force: bool, jobs: int | None,
     except (NotVerified, Unreadable) as exc:
         click.echo(f"aitrail: a bundle cannot be analyzed: {exc}", err=True)
         sys.exit(1)
-    rows = sum(1 for _ in prepared)
-    click.echo(f"report of {rows} bundle(s) written to {output}", err=True)
+    click.echo(f"report of {len(prepared)} bundle(s) written to {output}", err=True)

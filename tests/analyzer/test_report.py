@@ -165,3 +165,15 @@ def test_chromium_renders_sessions_and_findings_and_runs_no_injected_script(page
     assert "<img" not in dom
     findings = _dom(f"file://{out}#f{number}-commands")
     assert "$ pytest tests/test_login.py -q" in findings and 'class="pair"' in findings
+
+
+def test_a_forced_report_of_a_failed_bundle_says_failed(bundles, tmp_path):
+    broken = tmp_path / "broken.tar.zst"
+    data = bytearray(Path(bundles["claude"]).read_bytes())
+    data[len(data) // 3] ^= 0xFF
+    broken.write_bytes(bytes(data))
+    result, out = _report(tmp_path, str(broken), extra=("--force",))
+    assert result.exit_code == 0, result.output
+    page = out.read_text(encoding="utf-8")
+    assert "VERIFICATION FAILED for 1 of 1 bundles" in page and "THIS BUNDLE FAILED VERIFICATION" in page
+    assert '<span class="bad">FAILED</span>' in page
