@@ -17,15 +17,19 @@ from aitrail.collector.verify_cli import keygen, verify
 
 
 class LazyGroup(click.Group):
-    """Loads ``analyze``, ``export`` and ``extract`` only when asked, so the collector never imports the analyzer."""
+    """Loads the analyzer's commands (analyze, export, extract, report) only when asked.
+
+    So the collector never imports the analyzer.
+    """
 
     lazy = {"analyze": ("aitrail.analyzer.cli", "analyze"), "export": ("aitrail.analyzer.outputs_cli", "export"),
-            "extract": ("aitrail.analyzer.outputs_cli", "extract")}
+            "extract": ("aitrail.analyzer.outputs_cli", "extract"), "report": ("aitrail.analyzer.report_cli", "report")}
     # Short help of the lazy commands, for `aitrail --help` (a test keeps it equal to the command's own).
     lazy_help = {"analyze": "Turn a verified bundle into one timeline (17 columns; see docs/timeline.md).",
                  "export": "Write a verified bundle's file metadata for other forensic tools (bodyfile).",
                  "extract": ("Write a verified bundle's collected files under their subject paths, with modes and "
-                             "times.")}
+                             "times."),
+                 "report": "Write one self-contained HTML report of verified bundles (see docs/report.md)."}
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         """List the subcommands for --help without importing the lazy ones."""

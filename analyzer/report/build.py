@@ -1,0 +1,122 @@
+"""Verify, analyze and write: one bundle at a time, its rows spooled to disk, then one HTML file.
+
+Memory holds one bundle's digest (tables, findings as row numbers) at a time
+besides the small static HTML; the rows go from analyze's JSONL straight to a
+spool file and from there into the page.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass
+from html import escape
+
+from aitrail.analyzer.report import assets, html, timeline
+from aitrail.analyzer.report.data import Verification, file_sha256, fingerprint, read_accounting, read_collection
+from aitrail.analyzer.run import AnalyzeOptions, analyze
+from aitrail.collector.bundle.reader import BundleReader
+from aitrail.collector.verify import verify
+
+
+@dataclass
+class ReportOptions:
+    """What the examiner asked of ``aitrail report``."""
+
+    bundles: list[str]
+    output: str
+    force: bool = False
+    public_key: str | None = None
+    require_signature: bool = False
+    jobs: int | None = None
+
+
+@dataclass
+class Prepared:
+    """One bundle, verified, with its static HTML and its page data spooled to files."""
+
+    sha256: str
+    ok: bool
+    static: str
+    meta_path: str
+    rows_path: str
+
+
+def check_bundles(options: ReportOptions) -> tuple[list[tuple[str, str, Verification]], list[str]]:
+    """Verify every bundle first: ``(sha256, path, result)`` sorted by SHA-256, and the failures' lines."""
+    checked, failures = [], []
+    for path in options.bundles:
+        report = verify(path, options.public_key, options.require_signature)
+        result = Verification(report.ok, list(report.problems), report.signature, report.signed, report.pinned,
+                              list(report.warnings))
+        checked.append((file_sha256(path), path, result))
+        failures += [f"{path}: {problem}" for problem in report.problems]
+    return sorted(checked, key=lambda item: (item[0], item[1])), failures
+
+
+def _prepare(number: int, sha256: str, path: str, result: Verification, options: ReportOptions,
+             temp: str) -> Prepared:
+    with BundleReader(path) as reader:
+        collection, problem = read_collection(reader)
+        accounting = read_accounting(reader)
+    result.fingerprint = fingerprint(collection)
+    jsonl = os.path.join(temp, f"{number}.jsonl")
+    analyze(AnalyzeOptions(bundle=path, output=jsonl, format="jsonl", force=options.force, jobs=options.jobs,
+                           progress=False, public_key=options.public_key,
+                           require_signature=options.require_signature))
+    rows_path, meta_path = os.path.join(temp, f"{number}.rows"), os.path.join(temp, f"{number}.meta")
+    with open(jsonl, "rb") as source, open(rows_path, "w", encoding="utf-8", errors="backslashreplace") as out:
+        digest = timeline.spool(source, out)
+    os.unlink(jsonl)
+    meta = {"sessions": [session.as_list() for session in digest.sessions], "sources": digest.sources,
+            "commands": digest.commands, "writes": digest.writes, "permissions": digest.permissions,
+            "problems": digest.problems, "secondary": digest.secondary_only()}
+    with open(meta_path, "w", encoding="utf-8", errors="backslashreplace") as out:
+        out.write(timeline.script_json(meta))
+    counts = collection.get("counts") if isinstance(collection.get("counts"), dict) else {}
+    static = (html.host_section(number, os.path.basename(path), sha256, collection, problem)
+              + ("" if result.ok else '<p class="failed">THIS BUNDLE FAILED VERIFICATION: it was analyzed only '
+                                      'because --force was given; nothing in it can be trusted.</p>')
+              + html.verification_section(result) + html.accounting_section(accounting, counts)
+              + html.timeline_section(number, digest))
+    return Prepared(sha256, result.ok, static, meta_path, rows_path)
+
+
+def _copy(path: str, out) -> None:
+    with open(path, encoding="utf-8") as source:
+        shutil.copyfileobj(source, out, 1 << 20)
+
+
+def _head(prepared: list[Prepared]) -> str:
+    failed = [item for item in prepared if not item.ok]
+    banner = (f'<p class="failed">VERIFICATION FAILED for {len(failed)} of {len(prepared)} bundles; this report was '
+              "made with --force.</p>" if failed else "")
+    contents = "".join(f'<li><a href="#bundle-{number}">Bundle {number + 1}</a> · SHA-256 {item.sha256}</li>'
+                       for number, item in enumerate(prepared))
+    policy = escape(assets.content_security_policy(), quote=False)  # its quotes are ' only; the attribute uses "
+    return ('<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
+            f'<meta http-equiv="Content-Security-Policy" content="{policy}">'
+            '<meta name="viewport" content="width=device-width, initial-scale=1">'
+            f"<title>aitrail report</title><style>{assets.STYLE}</style></head><body>"
+            f"<h1>aitrail report</h1>{banner}<p>{len(prepared)} bundle(s), in order of their SHA-256:</p>"
+            f"<ul>{contents}</ul>")
+
+
+def write_report(options: ReportOptions, checked: list[tuple[str, str, Verification]]) -> list[Prepared]:
+    """Write the page for bundles ``check_bundles`` checked (the caller refuses failed ones unless forced)."""
+    with tempfile.TemporaryDirectory(prefix="aitrail-report-") as temp:
+        prepared = [_prepare(number, sha256, path, result, options, temp)
+                    for number, (sha256, path, result) in enumerate(checked)]
+        with open(options.output, "x", encoding="utf-8", newline="\n") as out:
+            out.write(_head(prepared))
+            for item in prepared:
+                out.write(item.static)
+            for number, item in enumerate(prepared):
+                out.write(f'<script type="application/json" id="meta-{number}">')
+                _copy(item.meta_path, out)
+                out.write(f'</script><script type="application/json" id="rows-{number}">')
+                _copy(item.rows_path, out)
+                out.write("</script>")
+            out.write(f"<script>{assets.SCRIPT}</script></body></html>\n")
+    return prepared

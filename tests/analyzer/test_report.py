@@ -1,0 +1,179 @@
+"""aitrail report: escaping, CSP, determinism, accounting, findings, refusal, and the page run in Chromium."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import re
+import shutil
+import subprocess
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from aitrail.analyzer.report import tools
+from aitrail.analyzer.report.timeline import script_json
+from aitrail.collector.bundle.metadata import iter_records
+from aitrail.collector.bundle.reader import BundleReader
+from aitrail.collector.cli import main
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+INJECTED = "<script>document.title='pwned'</script>\"><img src=x onerror=\"document.title='pwned2'\">"
+SESSION = "4f9d2c1e-7b3a-4e55-9a0c-2d6e8b1f0a37"
+
+
+def _collect(home: Path, out: Path, case: str = "C-7") -> str:
+    result = CliRunner().invoke(main, ["collect", "--home", str(home), "-o", str(out), "--quiet", "--case", case])
+    assert result.exit_code == 0, result.output
+    return str(out)
+
+
+def _report(tmp_path: Path, *bundles: str, name: str = "r.html", extra: tuple[str, ...] = ()):
+    out = tmp_path / name
+    result = CliRunner().invoke(main, ["report", *bundles, "-o", str(out), "--jobs", "1", *extra])
+    return result, out
+
+
+@pytest.fixture(scope="module")
+def bundles(tmp_path_factory):
+    """A Claude Code home with an injected prompt, and a Codex fixture home, collected once."""
+    base = tmp_path_factory.mktemp("report")
+    home = base / "cc-home"
+    shutil.copytree(FIXTURES / "claude-code/current-session/home", home)
+    transcript = next(home.glob(".claude/projects/*/*.jsonl"))
+    line = {"parentUuid": None, "isSidechain": False, "userType": "external", "cwd": "/home/dev/src/acme-api",
+            "sessionId": SESSION, "version": "2.1.120", "type": "user",
+            "message": {"role": "user", "content": INJECTED}, "uuid": "a1000000-0000-4000-8000-0000000000ff",
+            "timestamp": "2026-07-02T09:20:00.000Z"}
+    with transcript.open("a", encoding="utf-8") as handle:
+        handle.write(json.dumps(line) + "\n")
+    claude = _collect(home, base / "cc.tar.zst")
+    codex = _collect(FIXTURES / "codex/untagged-v1/home", base / "codex.tar.zst")
+    return {"claude": claude, "codex": codex, "base": base}
+
+
+@pytest.fixture(scope="module")
+def page(bundles):
+    result, out = _report(bundles["base"], bundles["claude"], bundles["codex"], name="both.html")
+    assert result.exit_code == 0, result.output
+    return out.read_text(encoding="utf-8")
+
+
+def _blocks(page: str) -> dict[str, object]:
+    return {match.group(1): json.loads(match.group(2))
+            for match in re.finditer(r'<script type="application/json" id="([a-z]+-\d+)">(.*?)</script>', page, re.S)}
+
+
+def test_injected_markup_never_appears_raw(page):
+    assert "<img" not in page and "document.title='pwned'</script>" not in page
+    assert page.count("<script") == 5  # meta and rows of two bundles, and the page's own script
+    rows = [row for key, value in _blocks(page).items() if key.startswith("rows") for row in value]
+    assert INJECTED in [row[5] for row in rows]  # it is kept, as text
+
+
+def test_script_json_cannot_close_its_element():
+    encoded = script_json(["</script><!-- \u2028 \u2029"])
+    assert "<" not in encoded and "\u2028" not in encoded and "\u2029" not in encoded
+    assert json.loads(encoded) == ["</script><!-- \u2028 \u2029"]
+
+
+def test_csp_allows_only_the_inline_script_and_style_by_hash(page):
+    csp = re.search(r'http-equiv="Content-Security-Policy" content="([^"]+)"', page).group(1)
+    assert "default-src 'none'" in csp and "unsafe-inline" not in csp
+    script = page.rsplit("<script>", 1)[1].split("</script>", 1)[0]
+    style = page.split("<style>", 1)[1].split("</style>", 1)[0]
+    for kind, body in (("script-src", script), ("style-src", style)):
+        digest = base64.b64encode(hashlib.sha256(body.encode()).digest()).decode()
+        assert f"{kind} 'sha256-{digest}'" in csp
+    markup = re.sub(r'<script type="application/json".*?</script>', "", page, flags=re.S)  # the data is text
+    assert not re.search(r"(src|href)=\"(?!#)", markup)  # nothing is loaded: links stay inside the page
+
+
+def test_same_bundles_in_any_order_give_identical_bytes(bundles, page, tmp_path):
+    result, out = _report(tmp_path, bundles["codex"], bundles["claude"])
+    assert result.exit_code == 0, result.output
+    assert out.read_text(encoding="utf-8") == page
+
+
+def test_accounting_numbers_are_files_jsonl_counts(bundles, page):
+    with BundleReader(bundles["codex"]) as reader:
+        counts = Counter()
+        for _, record, _ in iter_records(reader):
+            counts["matched"] += 1
+            counts[record["class"]] += 1
+    expected = (f'<tr><td>all agents</td><td class=n>{counts["matched"]}</td><td class=n>{counts["collected"]}</td>'
+                f'<td class=n>{counts["skipped"]}</td><td class=n>{counts["failed"]}</td></tr>')
+    assert expected in page
+
+
+def test_findings_list_commands_with_results_and_edits(page):
+    blocks = _blocks(page)
+    metas = [blocks[f"meta-{n}"] for n in range(2)]
+    rows = [blocks[f"rows-{n}"] for n in range(2)]
+    commands = {finding[2]: (n, finding) for n, meta in enumerate(metas) for finding in meta["commands"]}
+    assert "pytest tests/test_login.py -q" in commands
+    assert "bash -lc 'cat webpack.config.js | head -n 40'" in commands
+    n, finding = commands["bash -lc 'cat webpack.config.js | head -n 40'"]
+    assert finding[1] >= 0 and rows[n][finding[1]][2] == "tool_result"
+    assert rows[n][finding[1]][4] == rows[n][finding[0]][4]  # joined by tool_use_id
+    assert any(meta["permissions"] for meta in metas)
+
+
+def test_tool_arguments():
+    assert tools.command_of('{"command": "npm test", "description": "x"}') == "npm test"
+    assert tools.command_of('{"command": ["bash", "-lc", "ls"]}') == "bash -lc ls"
+    assert tools.command_of("<execute_command>\n<command>npm test</command>\n</execute_command>") == "npm test"
+    assert tools.command_of("git status --short\nyield_time_ms: 1000") == "git status --short\nyield_time_ms: 1000"
+    assert tools.paths_of('{"file_path": "/home/alice/a.py", "old_string": "x"}') == ["/home/alice/a.py"]
+    assert tools.paths_of("*** Begin Patch\n*** Update File: src/a.py\n*** Add File: b.md\n") == ["src/a.py", "b.md"]
+    assert tools.paths_of("<write_to_file>\n<path>NOTES.md</path>\n</write_to_file>") == ["NOTES.md"]
+    assert tools.paths_of("[[[[") == []
+
+
+def test_a_bundle_that_fails_verification_is_refused_unless_forced(bundles, tmp_path):
+    broken = tmp_path / "broken.tar.zst"
+    data = bytearray(Path(bundles["codex"]).read_bytes())
+    data[len(data) // 3] ^= 0xFF
+    broken.write_bytes(bytes(data))
+    result, out = _report(tmp_path, str(broken))
+    assert result.exit_code == 1 and not out.exists()
+
+
+def _chromium() -> str | None:
+    return shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+
+
+def _dom(url: str) -> str:
+    proc = subprocess.run([_chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=5000",
+                           "--dump-dom", url], capture_output=True, text=True, timeout=120, check=False)
+    return proc.stdout
+
+
+@pytest.mark.skipif(_chromium() is None, reason="no chromium binary on this machine")
+def test_chromium_renders_sessions_and_findings_and_runs_no_injected_script(page, bundles):
+    out = bundles["base"] / "both.html"
+    blocks = _blocks(page)
+    number = next(n for n in range(2) if any(s[1] == SESSION for s in blocks[f"meta-{n}"]["sessions"]))
+    session = next(i for i, s in enumerate(blocks[f"meta-{number}"]["sessions"]) if s[1] == SESSION)
+    dom = _dom(f"file://{out}#s{number}-{session}")
+    assert "<title>aitrail report</title>" in dom  # the injected script would have set it
+    assert "The login endpoint times out under load. Find the cause." in dom
+    assert "&lt;script&gt;document.title='pwned'&lt;/script&gt;" in dom  # shown as text
+    assert "<img" not in dom
+    findings = _dom(f"file://{out}#f{number}-commands")
+    assert "$ pytest tests/test_login.py -q" in findings and 'class="pair"' in findings
+
+
+def test_a_forced_report_of_a_failed_bundle_says_failed(bundles, tmp_path):
+    broken = tmp_path / "broken.tar.zst"
+    data = bytearray(Path(bundles["claude"]).read_bytes())
+    data[len(data) // 3] ^= 0xFF
+    broken.write_bytes(bytes(data))
+    result, out = _report(tmp_path, str(broken), extra=("--force",))
+    assert result.exit_code == 0, result.output
+    page = out.read_text(encoding="utf-8")
+    assert "VERIFICATION FAILED for 1 of 1 bundles" in page and "THIS BUNDLE FAILED VERIFICATION" in page
+    assert '<span class="bad">FAILED</span>' in page
