@@ -177,3 +177,24 @@ def test_a_forced_report_of_a_failed_bundle_says_failed(bundles, tmp_path):
     page = out.read_text(encoding="utf-8")
     assert "VERIFICATION FAILED for 1 of 1 bundles" in page and "THIS BUNDLE FAILED VERIFICATION" in page
     assert '<span class="bad">FAILED</span>' in page
+
+
+CREDENTIAL_HOMES = {  # fixture homes that hold credentials beside the evidence, and values that must never show
+    "cursor-ide/credentials": ("eyJhbGciOiJIUzI1NiJ9", "alice.liddell@example.com", "sk-proj-Zx9Qw8Er7Ty6Ui5Op4As3Df2",
+                               "claudeKey"),
+    "cursor-cli/cli-config": ("alice.lindqvist@example.com", "user_01J9ZK4Q7M2XW8N3T5R6", "Alice Lindqvist"),
+    "pi/settings-trust": ("PIFIXTURESECRET", "PIFIXTUREREFRESH", "PIFIXTURELOCALKEY", "Sup3rS3cret",
+                          "7f3c2a91-04be-4d55"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CREDENTIAL_HOMES))
+def test_no_credential_or_account_identity_reaches_the_report(case, tmp_path):
+    home = Path(__file__).resolve().parents[2] / "fixtures" / case / "home"
+    bundle = _collect(home, tmp_path / "b.tar.zst")
+    result, out = _report(tmp_path, bundle)
+    assert result.exit_code == 0, result.output
+    page = out.read_text(encoding="utf-8")
+    assert "aitrail report" in page
+    for secret in CREDENTIAL_HOMES[case]:
+        assert secret not in page, f"{secret} from {case} is in the report"
