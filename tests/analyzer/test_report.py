@@ -198,3 +198,25 @@ def test_no_credential_or_account_identity_reaches_the_report(case, tmp_path):
     assert "aitrail report" in page
     for secret in CREDENTIAL_HOMES[case]:
         assert secret not in page, f"{secret} from {case} is in the report"
+
+
+@pytest.mark.skipif(_chromium() is None, reason="no chromium binary on this machine")
+def test_chromium_renders_every_findings_list(tmp_path):
+    """Writes, permissions, parser problems and secondary-only sessions, each opened by its link, after the JS ran."""
+    home = tmp_path / "home"
+    for case in ("vscode-copilot-chat/confirmations", "pi/damaged", "continue/dev-data"):
+        shutil.copytree(FIXTURES / case / "home", home, dirs_exist_ok=True)
+    result, out = _report(tmp_path, _collect(home, tmp_path / "b.tar.zst"))
+    assert result.exit_code == 0, result.output
+    expected = {
+        "writes": "/home/alice/src/infra/outputs.tf",  # copilot_createFile
+        "permissions": "permission decision: approved by setting chat.tools.terminal.autoApprove",
+        "problems": "parser: unparseable line (torn last line, no newline",
+        "secondary": "2c4e6a80-9b1d-4f3e-8a5c-7d9e1f3a5b7c",  # a Continue session known only from dev_data
+    }
+    for kind, text in expected.items():
+        dom = _dom(f"file://{out}#f0-{kind}")
+        rendered = re.sub(r"<script\b.*?</script>", "", dom, flags=re.DOTALL)  # the page's data blocks hold it too
+        assert text in rendered, f"the {kind} list does not show {text!r}"
+    assert "/home/alice/src/infra/outputs.tf" not in re.sub(r"<script\b.*?</script>", "", _dom(f"file://{out}"),
+                                                            flags=re.DOTALL), "lists are built only when opened"
