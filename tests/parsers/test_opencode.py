@@ -162,30 +162,29 @@ def test_messages_of_a_without_rowid_table_stay_apart_and_a_partless_message_say
         ("assistant", "reply")]
 
 
-def test_a_message_whose_session_row_is_gone_is_still_read():
-    data = database([(USER, user())], [("prt_1", USER, {"type": "text", "text": "kept"})])
+def altered(data: bytes, *statements: str) -> bytes:
+    """The database ``data`` after ``statements`` (a scratch copy is changed, the bytes read back)."""
     with tempfile.TemporaryDirectory() as scratch:
         path = Path(scratch) / "opencode.db"
         path.write_bytes(data)
         connection = sqlite3.connect(path)
-        connection.execute("DELETE FROM session")
+        for statement in statements:
+            connection.execute(statement)
         connection.commit()
         connection.close()
-        data = path.read_bytes()
+        return path.read_bytes()
+
+
+def test_a_message_whose_session_row_is_gone_is_still_read():
+    data = database([(USER, user())], [("prt_1", USER, {"type": "text", "text": "kept"})])
+    data = altered(data, "DELETE FROM session")
     rows = db_rows(data)
     assert [(row.turn_type, row.text, row.session_id) for row in rows] == [("user", "kept", SESSION)]
 
 
 def test_a_bad_part_is_a_parser_row_and_the_next_part_is_read():
     data = one_exchange({"type": "text", "text": "after"})
-    with tempfile.TemporaryDirectory() as scratch:
-        path = Path(scratch) / "opencode.db"
-        path.write_bytes(data)
-        connection = sqlite3.connect(path)
-        connection.execute("UPDATE part SET data = '{\"type\": \"text\", ' WHERE id = 'prt_1'")
-        connection.commit()
-        connection.close()
-        data = path.read_bytes()
+    data = altered(data, "UPDATE part SET data = '{\"type\": \"text\", ' WHERE id = 'prt_1'")
     rows = db_rows(data)
     assert rows[1].text.startswith("parser: unparseable record (not JSON") and rows[1].locator.endswith("/data")
     assert rows[-1].text == "after"
@@ -193,15 +192,8 @@ def test_a_bad_part_is_a_parser_row_and_the_next_part_is_read():
 
 def test_blob_values_where_text_is_expected_are_read_as_text():
     data = one_exchange({"type": "text", "text": "done"})
-    with tempfile.TemporaryDirectory() as scratch:
-        path = Path(scratch) / "opencode.db"
-        path.write_bytes(data)
-        connection = sqlite3.connect(path)
-        connection.execute("UPDATE session SET title = X'4120626c6f62', id = X'73657331'")
-        connection.execute("UPDATE message SET session_id = X'73657331'")
-        connection.commit()
-        connection.close()
-        data = path.read_bytes()
+    data = altered(data, "UPDATE session SET title = X'4120626c6f62', id = X'73657331'",
+                   "UPDATE message SET session_id = X'73657331'")
     rows = db_rows(data)
     assert rows[0].text.startswith("session metadata: A blob (") and rows[0].session_id == "ses1"
     assert rows[-1].text == "done" and rows[-1].session_id == "ses1"
@@ -209,15 +201,8 @@ def test_blob_values_where_text_is_expected_are_read_as_text():
 
 def test_share_secrets_in_the_database_are_never_read():
     data = one_exchange({"type": "text", "text": "done"})
-    with tempfile.TemporaryDirectory() as scratch:
-        path = Path(scratch) / "opencode.db"
-        path.write_bytes(data)
-        connection = sqlite3.connect(path)
-        connection.execute("INSERT INTO session_share VALUES (?, 'Hq3k', 'b7e2c9f4-secret', 'https://opncd.ai/s/Hq3k')",
-                           (SESSION,))
-        connection.commit()
-        connection.close()
-        data = path.read_bytes()
+    data = altered(data, f"INSERT INTO session_share VALUES ('{SESSION}', 'Hq3k', 'b7e2c9f4-secret', "
+                         "'https://opncd.ai/s/Hq3k')")
     assert not [row for row in db_rows(data) if "b7e2c9f4" in row.text]
 
 

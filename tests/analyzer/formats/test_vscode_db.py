@@ -51,13 +51,19 @@ def test_prefix_reads_cursor_disk_kv_case_sensitively_and_without_neighbours(tmp
     assert [row.locator() for row in rows] == ["sqlite:cursorDiskKV:2", "sqlite:cursorDiskKV:3"]
 
 
-def test_case_sensitive_even_when_the_schema_declares_nocase(tmp_path):
+def nocase_database(tmp_path):
+    """A cursorDiskKV whose key column is declared NOCASE, with two keys that differ only in case."""
     path = tmp_path / "state.vscdb"
     connection = sqlite3.connect(path)
     connection.execute("CREATE TABLE cursorDiskKV (key TEXT COLLATE NOCASE UNIQUE, value BLOB)")
     connection.executemany("INSERT INTO cursorDiskKV VALUES (?, ?)", [("bubbleId:a", "1"), ("BUBBLEID:b", "2")])
     connection.commit()
     connection.close()
+    return path
+
+
+def test_case_sensitive_even_when_the_schema_declares_nocase(tmp_path):
+    path = nocase_database(tmp_path)
     assert [row.key for row in vscode_db.rows_by_prefix(connect(path), "bubbleId:", CURSOR_TABLE)] == ["bubbleId:a"]
     assert [row.key for row in vscode_db.rows_by_key(connect(path), "bubbleid:a", CURSOR_TABLE)] == []
 
@@ -253,12 +259,7 @@ def test_prefix_end_is_the_least_text_above_the_prefix():
 
 
 def test_scan_prefix_with_nocase_schema_is_still_exact(tmp_path):
-    path = tmp_path / "state.vscdb"
-    connection = sqlite3.connect(path)
-    connection.execute("CREATE TABLE cursorDiskKV (key TEXT COLLATE NOCASE UNIQUE, value BLOB)")
-    connection.executemany("INSERT INTO cursorDiskKV VALUES (?, ?)", [("bubbleId:a", "1"), ("BUBBLEID:b", "2")])
-    connection.commit()
-    connection.close()
+    path = nocase_database(tmp_path)
     assert [row.key for row in vscode_db.scan_prefix(connect(path), "bubbleId:", CURSOR_TABLE)] == ["bubbleId:a"]
 
 
