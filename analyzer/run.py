@@ -31,7 +31,6 @@ from __future__ import annotations
 import concurrent.futures
 import dataclasses
 import gc
-import hashlib
 import itertools
 import multiprocessing
 import os
@@ -50,7 +49,7 @@ from aitrail.analyzer.secondary import dedup_key
 from aitrail.analyzer.tally import Tally
 from aitrail.analyzer.worker import BatchResult, StoreStats, Worker, is_bad
 from aitrail.collector.bundle.reader import BundleFormatError
-from aitrail.collector.verify import RateLimiter, verify
+from aitrail.collector.verify import RateLimiter, sha256_of_file, verify
 from aitrail.collector.verify_structure import SignaturePolicy, check_structure
 
 MERGE_SPLIT_BYTES = 8 * 1024 * 1024  # below this the final merge is not worth splitting
@@ -193,21 +192,13 @@ def _ordered_bundles(paths: list[str]) -> list[tuple[str, str]]:
     seen: dict[str, str] = {}
     for path in paths:
         try:
-            digest = _file_sha256(path)
+            digest = sha256_of_file(path)
         except OSError as exc:
             raise Unreadable(f"{path}: {exc}") from exc
         if digest in seen:
             raise SameBundleTwice(f"{path} is the same bundle as {seen[digest]} (SHA-256 {digest}); give it once")
         seen[digest] = path
     return sorted((digest, path) for digest, path in seen.items())
-
-
-def _file_sha256(path: str) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def _analyze_bundle(options: AnalyzeOptions, temp_dir: str, digest: str) -> AnalyzeResult:
@@ -357,7 +348,7 @@ def _parse_primary(options: AnalyzeOptions, worker: Worker, sources: list[Source
     limiter = RateLimiter()
     if jobs <= 1 or len(batches) <= 1:
         report = verify(options.bundle, options.public_key, options.require_signature, reader=worker.bundle.reader,
-                        progress=_progress_callback(options))
+                        progress=_progress_callback(options), bundle_sha256=worker.context["bundle_sha256"] or None)
         results: list[BatchResult] = []
         for number, batch in enumerate(batches):
             results.append(worker.parse_batch(batch, number))
@@ -373,7 +364,8 @@ def _parse_primary(options: AnalyzeOptions, worker: Worker, sources: list[Source
                 # verify here, on the coordinator's reader: it would otherwise wait idle, and a worker
                 # of its own would hold a private copy of every index entry it touches
                 report = verify(options.bundle, options.public_key, options.require_signature,
-                                reader=worker.bundle.reader, progress=_progress_callback(options))
+                                reader=worker.bundle.reader, progress=_progress_callback(options),
+                                bundle_sha256=worker.context["bundle_sha256"] or None)
                 results = _gather(options, futures, limiter)
         finally:
             gc.unfreeze()

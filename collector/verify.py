@@ -79,15 +79,17 @@ class RateLimiter:
 
 
 def verify(path: str, public_key_path: str | None = None, require_signature: bool = False,
-           progress: Callable[[str], None] | None = None, reader: BundleReader | None = None) -> VerifyReport:
+           progress: Callable[[str], None] | None = None, reader: BundleReader | None = None,
+           bundle_sha256: str | None = None) -> VerifyReport:
     """Check a bundle whole; every problem is named in the report, none raises.
 
     ``reader``: an already opened reader of ``path`` (the analyzer's), used and
     left open; otherwise the bundle is opened here. ``progress`` is called with
-    a short line at most once a second.
+    a short line at most once a second. ``bundle_sha256``: the file's digest
+    when the caller has just computed it (the file is then not read twice).
     """
     report = VerifyReport(path)
-    report.bundle_sha256 = _check_sidecar(path, report)
+    report.bundle_sha256 = _check_sidecar(path, report, bundle_sha256)
     if reader is not None:
         _verify_opened(reader, report, SignaturePolicy(public_key_path, require_signature), progress)
         return report
@@ -115,7 +117,8 @@ def _verify_opened(reader: BundleReader, report: VerifyReport, policy: Signature
     _check_files_jsonl(reader, seen, report)
 
 
-def _sha256_of_file(path: str) -> str:
+def sha256_of_file(path: str) -> str:
+    """The SHA-256 of a whole file (a bundle), read in 4 MiB blocks."""
     hasher = hashlib.sha256()
     with open(path, "rb") as handle:
         for chunk in iter(lambda: handle.read(4 * 1024 * 1024), b""):
@@ -123,12 +126,13 @@ def _sha256_of_file(path: str) -> str:
     return hasher.hexdigest()
 
 
-def _check_sidecar(path: str, report: VerifyReport) -> str | None:
-    try:
-        digest = _sha256_of_file(path)
-    except OSError as exc:
-        report.problems.append(f"bundle file: cannot be read: {exc}")
-        return None
+def _check_sidecar(path: str, report: VerifyReport, digest: str | None = None) -> str | None:
+    if digest is None:
+        try:
+            digest = sha256_of_file(path)
+        except OSError as exc:
+            report.problems.append(f"bundle file: cannot be read: {exc}")
+            return None
     sidecar = path + ".sha256"
     if os.path.exists(sidecar):
         with open(sidecar, encoding="utf-8", errors="replace") as handle:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from html import escape
 
 from aitrail.analyzer.report import assets, html, timeline
-from aitrail.analyzer.report.data import Verification, file_sha256, fingerprint, read_accounting, read_collection
+from aitrail.analyzer.report.data import Verification, fingerprint, read_accounting, read_collection
 from aitrail.analyzer.run import AnalyzeOptions, analyze
 from aitrail.collector.bundle.reader import BundleReader
 from aitrail.collector.verify import verify
@@ -50,7 +50,7 @@ def check_bundles(options: ReportOptions) -> tuple[list[tuple[str, str, Verifica
         report = verify(path, options.public_key, options.require_signature)
         result = Verification(report.ok, list(report.problems), report.signature, report.signed, report.pinned,
                               list(report.warnings))
-        checked.append((file_sha256(path), path, result))
+        checked.append((report.bundle_sha256 or "", path, result))  # verify hashed the file ("": unreadable)
         failures += [f"{path}: {problem}" for problem in report.problems]
     return sorted(checked, key=lambda item: (item[0], item[1])), failures
 

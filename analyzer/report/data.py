@@ -7,7 +7,6 @@ their type before use and lists shown in the report are capped
 
 from __future__ import annotations
 
-import hashlib
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -63,15 +62,6 @@ def section(collection: dict, key: str) -> dict:
     """``collection[key]`` when it is an object, else an empty one."""
     value = collection.get(key)
     return value if isinstance(value, dict) else {}
-
-
-def file_sha256(path: str) -> str:
-    """The SHA-256 of the bundle file, read in blocks."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def read_collection(reader: BundleReader) -> tuple[dict, str | None]:
