@@ -60,11 +60,20 @@ def trailing_values(context: dict | None) -> tuple[str, str, str]:
     return context.get("hostname", ""), context.get("case_id", ""), context.get("bundle_sha256", "")
 
 
+def bundle_context(collection: dict, bundle_sha256: str = "") -> dict:
+    """hostname, case id and collection start of a bundle's collection.json (missing values empty), its SHA-256."""
+    host = collection.get("host") if isinstance(collection.get("host"), dict) else {}
+    case = collection.get("case") if isinstance(collection.get("case"), dict) else {}
+    started = collection.get("started_utc") if isinstance(collection.get("started_utc"), str) else ""
+    return {"hostname": str(host.get("hostname") or ""), "case_id": str(case.get("case_id") or ""),
+            "collected_utc": started, "bundle_sha256": bundle_sha256}
+
+
 def renderer(format_name: str, context: dict | None = None) -> Callable[[tuple], str]:
     """A function from a row to its line (with the line end), the bundle's trailing columns added.
 
     ``context``: the bundle's hostname, case id, collection start and SHA-256
-    (timesketch.bundle_context).
+    (``bundle_context``).
     """
     trailing = trailing_values(context)
     if format_name == "csv":

@@ -69,15 +69,6 @@ def microseconds(iso: str) -> int:
     return int(whole.timestamp()) * 1_000_000 + int((fraction + "000000")[:6])
 
 
-def bundle_context(collection: dict, bundle_sha256: str = "") -> dict:
-    """hostname, case id and collection start of a bundle's collection.json (missing values empty), its SHA-256."""
-    host = collection.get("host") if isinstance(collection.get("host"), dict) else {}
-    case = collection.get("case") if isinstance(collection.get("case"), dict) else {}
-    started = collection.get("started_utc") if isinstance(collection.get("started_utc"), str) else ""
-    return {"hostname": str(host.get("hostname") or ""), "case_id": str(case.get("case_id") or ""),
-            "collected_utc": started, "bundle_sha256": bundle_sha256}
-
-
 def event(row: tuple, context: dict) -> dict:
     """The Timesketch event of one timeline row, keys in CSV_COLUMNS order."""
     timestamp = row[_INDEX["timestamp_utc"]]

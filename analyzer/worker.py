@@ -23,7 +23,6 @@ from aitrail.analyzer.rows import COLUMNS
 from aitrail.analyzer.runs import Run
 from aitrail.analyzer.secondary import KeySet, dedup_key
 from aitrail.analyzer.tally import Tally
-from aitrail.analyzer.timesketch import bundle_context
 
 RUN_BYTES = 16 * 1024 * 1024  # rendered text a worker holds before it writes a sorted run
 _TEXT = COLUMNS.index("text")
@@ -102,7 +101,7 @@ class Worker:
         self.cache: dict = {}  # join tables, shared by the parsers of this process
         self.keys: KeySet | None = keys  # secondary dedup keys, once the secondary stores are parsed
         # every row's trailing host, case_id and bundle_sha256 columns come from here
-        self.context = bundle_context(bundle.collection, bundle_sha256)
+        self.context = export.bundle_context(bundle.collection, bundle_sha256)
         self.render: Callable[[tuple], str] = export.renderer(format_name, self.context)
         self.pid = os.getpid()
 
