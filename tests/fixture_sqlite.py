@@ -6,6 +6,10 @@ The SQL sits with the case it serves: ``fixtures/<agent>/<case>/sql/<name>.sql``
 rebuilds every one; tests/test_fixtures.py checks that each committed
 database holds exactly what its SQL says.
 
+A line ``-- include: <path under fixtures/>`` is replaced by that file's SQL
+(a schema that several cases of one agent share, kept once under
+``fixtures/<agent>/schema/``, outside any case's ``sql/`` folder).
+
 A line that is exactly ``-- wal`` splits a file in two. The statements above
 it build the database file (VACUUMed, then switched to WAL mode); those below
 are committed into ``<name>-wal`` and never checkpointed, the way a running
@@ -60,9 +64,18 @@ def wal_path(database: Path) -> Path:
     return database.with_name(database.name + "-wal")
 
 
+INCLUDE = "-- include: "
+
+
+def sql_text(sql: Path) -> str:
+    """The SQL of a fixture file with its ``-- include:`` lines replaced by the files they name."""
+    return "\n".join((FIXTURES / line.removeprefix(INCLUDE).strip()).read_text().rstrip("\n")
+                     if line.startswith(INCLUDE) else line for line in sql.read_text().split("\n"))
+
+
 def build(sql: Path, database: Path) -> None:
     """Build ``database`` (and its -wal when the SQL has a ``-- wal`` part) afresh from ``sql``."""
-    base, in_wal = split_wal(sql.read_text())
+    base, in_wal = split_wal(sql_text(sql))
     database.parent.mkdir(parents=True, exist_ok=True)
     for stale in (database, wal_path(database), database.with_name(database.name + "-shm")):
         stale.unlink(missing_ok=True)

@@ -9,7 +9,7 @@ import pytest
 
 from aitrail.collector.verify import verify
 from tests.conftest import FIXTURES, all_decompressed, bundle_records
-from tests.fixture_sqlite import build, dump, split_wal, targets, wal_path
+from tests.fixture_sqlite import build, dump, split_wal, sql_text, targets, wal_path
 
 
 def sql_id(path: Path) -> str:
@@ -62,7 +62,7 @@ def test_a_wal_fixture_keeps_its_newest_rows_in_the_wal_with_the_same_bytes_ever
     assert built[0] == built[1], "fixed salts: the same SQL gives the same database and -wal bytes"
 
 
-WAL_SOURCES = sorted(sql for sql in targets() if split_wal(sql.read_text())[1] is not None)
+WAL_SOURCES = sorted(sql for sql in targets() if split_wal(sql_text(sql))[1] is not None)
 
 
 @pytest.mark.parametrize("sql", WAL_SOURCES, ids=sql_id)
@@ -70,7 +70,7 @@ def test_a_committed_wal_fixture_has_its_wal_and_the_database_file_alone_holds_o
     database = targets()[sql]
     assert wal_path(database).is_file(), "commit the -wal beside the database"
     base_only = tmp_path / "base.sql"
-    base_only.write_text(split_wal(sql.read_text())[0])
+    base_only.write_text(split_wal(sql_text(sql))[0])
     build(base_only, tmp_path / "base.db")
     assert dump(database, with_wal=False) == dump(tmp_path / "base.db")
     assert dump(database) != dump(database, with_wal=False), "the -wal part must change what a reader sees"
