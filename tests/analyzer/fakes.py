@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import sqlite3
 import tempfile
+import weakref
 
 from aitrail.analyzer.bundle import MemberUnreadable, Source
 from aitrail.analyzer.context import ParseContext
@@ -24,6 +26,8 @@ class FakeBundle:
         self._data: dict[str, bytes] = {}
         self.sources: list[Source] = []
         self._temp = tempfile.mkdtemp(prefix="aitrail-fake-")
+        # removed with the fake: the fuzz targets build hundreds of thousands of them
+        weakref.finalize(self, shutil.rmtree, self._temp, True)
         for (store, path), data in files.items():
             member = f"data/{location}/{path}"
             agent = store.split(".", 1)[0]
