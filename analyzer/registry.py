@@ -50,8 +50,23 @@ def build(modules: Iterable[ModuleType]) -> dict[str, Parser]:
     return registry
 
 
-def parsers() -> dict[str, Parser]:
-    """The registry of every agent package listed in analyzer/parsers/__init__.py."""
-    from aitrail.analyzer.parsers import MODULES
+def parsers(prefixes: set[str] | frozenset[str] | None = None) -> dict[str, Parser]:
+    """The registry of the agent packages listed in analyzer/parsers/__init__.py.
 
-    return build(MODULES)
+    ``prefixes``: only the packages whose parser ids start with one of these
+    (``codex`` for ``codex.rollout.v1``); every package when None.
+    """
+    from aitrail.analyzer.parsers import modules, prefix_of
+
+    loaded = modules(prefixes)
+    for module in loaded:
+        package = module.__name__.rsplit(".", 1)[-1]
+        if id_prefix(module) != prefix_of(package):
+            raise RegistryError(f"{module.__name__}: its parser-id prefix {id_prefix(module)!r} is not the one "
+                                f"analyzer/parsers/__init__.py names for it ({prefix_of(package)!r})")
+    return build(loaded)
+
+
+def wanted_prefixes(parser_ids) -> frozenset[str]:
+    """The parser-id prefixes (the part before the first dot) of some parser ids."""
+    return frozenset(parser_id.split(".", 1)[0] for parser_id in parser_ids if parser_id)

@@ -18,7 +18,7 @@ from aitrail.analyzer import export
 from aitrail.analyzer import runs as runs_module
 from aitrail.analyzer.bundle import Bundle, Source
 from aitrail.analyzer.dispatch import parse_source
-from aitrail.analyzer.registry import Parser, parsers
+from aitrail.analyzer.registry import Parser, parsers, wanted_prefixes
 from aitrail.analyzer.rows import COLUMNS
 from aitrail.analyzer.runs import Run
 from aitrail.analyzer.secondary import KeySet, dedup_key
@@ -97,7 +97,8 @@ class Worker:
                  bundle_sha256: str = ""):
         self.bundle = bundle
         self.temp_dir = temp_dir
-        self.registry: dict[str, Parser] = parsers()
+        # only the agent packages this bundle's files need (forked workers inherit them)
+        self.registry: dict[str, Parser] = parsers(wanted_prefixes(source.parser for source in bundle.sources))
         self.cache: dict = {}  # join tables, shared by the parsers of this process
         self.keys: KeySet | None = keys  # secondary dedup keys, once the secondary stores are parsed
         # every row's trailing host, case_id and bundle_sha256 columns come from here

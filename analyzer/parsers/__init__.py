@@ -10,21 +10,34 @@ parser-id prefix, for an agent id that is no Python name, e.g.
 and docs/adr/0004-agent-packages.md.
 """
 
-from aitrail.analyzer.parsers import (
-    claude_code,
-    cline,
-    codex,
-    continue_,
-    cursor_cli,
-    cursor_ide,
-    gemini_cli,
-    grok,
-    opencode,
-    pearai,
-    pi,
-    roo_code,
-    vscode_copilot_chat,
-)
+from __future__ import annotations
 
-MODULES = (pearai, claude_code, codex, gemini_cli, pi, vscode_copilot_chat, continue_, cline,
-           cursor_ide, cursor_cli, opencode, roo_code, grok)
+import importlib
+from types import ModuleType
+
+# every agent package, in registry order; imported only when a bundle holds its parsers' files
+PACKAGES = ("pearai", "claude_code", "codex", "gemini_cli", "pi", "vscode_copilot_chat", "continue_", "cline",
+            "cursor_ide", "cursor_cli", "opencode", "roo_code", "grok")
+# parser-id prefix of a package whose name is not its agent id (registry.id_prefix)
+_PREFIX_OF = {"continue_": "continue"}
+
+
+def prefix_of(package: str) -> str:
+    """The parser-id prefix of a package in PACKAGES, known without importing it."""
+    return _PREFIX_OF.get(package, package)
+
+
+def modules(prefixes: set[str] | frozenset[str] | None = None) -> tuple[ModuleType, ...]:
+    """The agent packages (all, or those whose parser-id prefix is in ``prefixes``), imported.
+
+    A run imports only the packages its bundle needs: importing all thirteen
+    costs more than parsing a small bundle.
+    """
+    names = [name for name in PACKAGES if prefixes is None or prefix_of(name) in prefixes]
+    return tuple(importlib.import_module(f"{__name__}.{name}") for name in names)
+
+
+def __getattr__(name: str) -> tuple[ModuleType, ...]:
+    if name == "MODULES":  # every package (the conformance and docs tests walk them all)
+        return modules()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
