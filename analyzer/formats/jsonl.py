@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from aitrail.analyzer.context import ParseContext
-from aitrail.analyzer.formats.decode import decode_json
+from aitrail.analyzer.formats.decode import decode_json_utf8, stack_depth
 from aitrail.analyzer.formats.text import bad_line
 from aitrail.analyzer.rows import Draft
 
@@ -35,6 +35,7 @@ class Line:
 
 def read_jsonl(ctx: ParseContext, require_object: bool = True) -> Iterator[Line | Draft]:
     """Decoded lines, or Drafts for the lines that could not be read or decoded."""
+    depth = stack_depth()  # where every line of this file is decoded from
     for item in ctx.lines():
         if isinstance(item, Draft):  # a line over the length limit, or the end of capped content
             yield item
@@ -44,12 +45,10 @@ def read_jsonl(ctx: ParseContext, require_object: bool = True) -> Iterator[Line 
         if not stripped:
             continue  # a blank line holds no record
         try:
-            text = stripped.decode("utf-8")
-        except UnicodeDecodeError as exc:
+            value = decode_json_utf8(stripped, depth)
+        except UnicodeDecodeError as exc:  # a ValueError too: caught first
             yield bad_line(number, f"not UTF-8 at byte {exc.start}", raw)
             continue
-        try:
-            value = decode_json(text)
         except ValueError as exc:  # JsonTooDeep and JsonTooLarge are ValueErrors
             reason = f"invalid JSON: {exc}" if terminated else f"torn last line, no newline: {exc}"
             yield bad_line(number, reason, raw)

@@ -30,7 +30,7 @@ from collections.abc import Iterator
 
 from aitrail.analyzer.bundle import MemberUnreadable
 from aitrail.analyzer.context import ParseContext
-from aitrail.analyzer.formats.decode import decode_json
+from aitrail.analyzer.formats.decode import decode_json_utf8
 from aitrail.analyzer.formats.idioms import setting_value
 from aitrail.analyzer.formats.jsonl import Line, read_jsonl
 from aitrail.analyzer.formats.scan import search_after
@@ -113,7 +113,7 @@ def find_duplicates(ctx: ParseContext) -> dict[int, int]:
             if not _PAIR_MARKERS.search(raw):
                 continue
             try:  # decoded exactly as the second pass decodes it, so both agree on which lines exist
-                record = decode_json(raw.strip().decode("utf-8"))
+                record = decode_json_utf8(raw.strip())
             except (ValueError, UnicodeDecodeError):
                 continue
             side, item = _record_item(record) if isinstance(record, dict) else ("", {})
