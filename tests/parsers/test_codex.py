@@ -9,7 +9,8 @@ from pathlib import Path
 
 import zstandard
 
-from tests.analyzer.fakes import FakeBundle, drafts, run
+from aitrail.analyzer.context import ParseContext
+from tests.analyzer.fakes import REGISTRY, FakeBundle, drafts, run
 
 THREAD = "0198e2a4-7b1c-7d3e-8f40-5a6b7c8d9e01"
 ROLLOUT = f".codex/sessions/2026/07/02/rollout-2026-07-02T11-14-05-{THREAD}.jsonl"
@@ -291,3 +292,93 @@ def test_a_lone_surrogate_escape_is_kept_as_text_that_utf8_can_write():
                "codex.history.v1")
     assert rows[0][8] == "bad \\ud800 escape"
     rows[0][8].encode("utf-8")
+
+
+# -- one read: pairing while reading (parsers/codex/pairing.py) -----------------------------------
+
+
+def _interleaved(seed: int) -> bytes:
+    """Prompts, replies and reasoning, each recorded twice in either order at some distance, some once."""
+    import random
+
+    rng = random.Random(seed)
+    lines: list[tuple[str, dict] | None] = []
+    for step in range(40):
+        text = rng.choice(["Fix the login.", "Done.", "**Plan**", f"text {step}"])  # repeats: zip order matters
+        kind = rng.choice(["user", "assistant", "reasoning"])
+        if kind == "user":
+            pair = [message("user", text), ("event_msg", {"type": "user_message", "message": text, "images": []})]
+        elif kind == "assistant":
+            pair = [message("assistant", text), ("event_msg", {"type": "agent_message", "message": text})]
+        else:
+            pair = [("response_item", {"type": "reasoning", "summary": [{"type": "summary_text", "text": text}]}),
+                    ("event_msg", {"type": "agent_reasoning", "text": text})]
+        rng.shuffle(pair)
+        if rng.random() < 0.2:
+            pair = pair[:1]  # recorded once: stays unpaired
+        for item in pair:
+            position = len(lines) - rng.randint(0, min(len(lines), 6))
+            lines.insert(position, item)
+        lines.append(("event_msg", {"type": "token_count", "info": None, "rate_limits": None}))
+    return tagged(*lines)
+
+
+def _texts(data: bytes) -> list[tuple]:
+    return [(row.turn_type, row.text, row.locator) for row in rollout_rows(data)]
+
+
+def test_pairing_while_reading_gives_the_pairs_of_the_whole_file(monkeypatch):
+    from aitrail.analyzer.parsers.codex import pairing
+
+    for seed in range(30):
+        data = _interleaved(seed)
+        one_read = _texts(data)
+        monkeypatch.setattr(pairing, "HOLD_ROWS", 0)  # settle at the first held row: the whole file's pairing
+        whole_file = _texts(data)
+        monkeypatch.undo()
+        assert one_read == whole_file, seed
+        assert any(text.startswith("duplicate of line") for _, text, _ in one_read)
+
+
+def test_a_rollout_whose_pairs_are_near_is_read_once(monkeypatch):
+    from aitrail.analyzer.parsers.codex import pairing
+
+    reads = []
+    monkeypatch.setattr(pairing, "find_duplicates", lambda ctx: reads.append(ctx) or {})
+    rows = _texts(_interleaved(3))
+    assert rows and not reads
+
+
+def test_a_line_that_never_pairs_holds_rows_only_up_to_the_limit(monkeypatch):
+    from aitrail.analyzer.parsers.codex import pairing
+
+    monkeypatch.setattr(pairing, "HOLD_ROWS", 10)
+    whole_file_reads = []
+    original = pairing.find_duplicates
+    monkeypatch.setattr(pairing, "find_duplicates", lambda ctx: whole_file_reads.append(1) or original(ctx))
+    token = ("event_msg", {"type": "token_count", "info": None, "rate_limits": None})
+    lines = [message("user", "never repeated"), *[token] * 30,
+             ("event_msg", {"type": "agent_message", "message": "late"}), message("assistant", "late")]
+    bundle = FakeBundle({("codex.rollouts", ROLLOUT): tagged(*lines)})
+    rows = REGISTRY["codex.rollout.v1"](ParseContext(bundle, bundle.source(ROLLOUT), {}))
+    first = next(rows)  # given after 11 lines, not at the end of the file
+    assert (first.turn_type, first.text) == ("user", "never repeated")
+    assert whole_file_reads == [1]  # past 10 held rows the whole file's pairing was read, once
+    rest = list(rows)
+    assert rest[-2].text == "duplicate of line 33 (agent_message event of that response item)"
+    assert rest[-1].turn_type == "assistant" and rest[-1].text == "late"
+
+
+def test_a_crash_after_held_rows_gives_them_first(monkeypatch):
+    from aitrail.analyzer.parsers.codex import rollout
+
+    def broken(self, event, line, timestamp_ns):
+        raise RuntimeError("parser bug")
+
+    monkeypatch.setattr(rollout.RolloutReader, "event", broken)
+    data = tagged(message("user", "Fix the login."), call("shell_command", {"command": "ls"}, "c1"),
+                  ("event_msg", {"type": "user_message", "message": "Fix the login.", "images": []}))
+    rows = run(FakeBundle({("codex.rollouts", ROLLOUT): data}), ROLLOUT, "codex.rollout.v1")
+    texts = [row[8] for row in rows]
+    assert texts[0] == "duplicate of line 3 (the prompt, as its user_message event)"  # decided by the whole file
+    assert texts[1] == "ls" and texts[2].startswith("parser: crashed on this file after 2 rows (RuntimeError")

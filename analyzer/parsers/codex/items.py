@@ -50,6 +50,8 @@ _IMAGE_TAG = re.compile(r"^\s*</?(?:local_)?image\b[^>]*>\s*$")
 PREFIX_SAVED = "Approved command prefix saved:"
 # The texts Codex writes as a call's output when the user answers "no" to an approval prompt.
 REJECTIONS = ("exec command rejected by user", "patch rejected by user")
+# The row of a prompt's response line when its user_message event is kept (parsers/codex/pairing.py).
+PROMPT_REPEAT = "duplicate of line {line} (the prompt, as its user_message event)"
 # The TypeScript CLI's stand-ins for the user's answer, sent as a user message after a denial.
 DENIAL_NOTES = ("No, don't do that — keep going though.", "No, don't do that — stop for now.")
 
@@ -261,8 +263,7 @@ class ItemReader:
         if role == "user" and is_context(content):
             yield Draft("system", f"context (user): {text}", locator, **moment)
         elif role == "user" and duplicate_of is not None:
-            yield Draft("system", f"duplicate of line {duplicate_of} (the prompt, as its user_message event)",
-                        locator, **moment)
+            yield Draft("system", PROMPT_REPEAT.format(line=duplicate_of), locator, **moment)
         elif role in ("user", "assistant"):
             yield Draft(role, text, locator, **moment)
         elif role == "developer" and text.lstrip().startswith(PREFIX_SAVED):

@@ -10,7 +10,8 @@ Each line says what it is, so one reader takes both generations, line by line:
 Codex records the same content twice: a prompt as a ``response_item`` user message
 *and* a ``user_message`` event; a reply as an assistant message and an
 ``agent_message`` event; a reasoning summary as a reasoning item and
-``agent_reasoning`` events. A first pass pairs them by text, so each content
+``agent_reasoning`` events. They are paired by text as the file is read
+(pairing.py), so each content
 gives one row (the prompt from the event, which holds only what the user typed;
 replies and reasoning from the response item, which is complete) and the other
 line a ``duplicate of line N`` row.
@@ -30,7 +31,6 @@ from collections.abc import Iterator
 
 from aitrail.analyzer.bundle import MemberUnreadable
 from aitrail.analyzer.context import ParseContext
-from aitrail.analyzer.formats.decode import decode_json_utf8
 from aitrail.analyzer.formats.idioms import setting_value
 from aitrail.analyzer.formats.jsonl import Line, read_jsonl
 from aitrail.analyzer.formats.scan import search_after
@@ -42,12 +42,9 @@ from .items import (
     as_dict,
     as_text,
     content_text,
-    is_context,
     json_value,
-    prompt_signature,
-    reasoning_texts,
-    signature,
 )
+from .pairing import EVENT_REPEAT, Repeats
 
 TAGGED_TYPES = ("session_meta", "turn_context", "response_item", "event_msg", "compacted")
 THREAD_ID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
@@ -59,9 +56,6 @@ TOOL_EVENTS = ("patch_apply_end", "mcp_tool_call_end", "exec_command_end", "web_
 TURN_EVENTS = {"task_started": "started", "turn_started": "started", "task_complete": "complete",
                "turn_complete": "complete", "turn_aborted": "aborted"}
 _CWD = re.compile(r"<cwd>([^<]+)</cwd>")  # the first after <environment_context> (scan.search_after: linear)
-# Only lines holding one of these can be half of a pair; the first pass decodes no others.
-# lines that can hold one half of a duplicated prompt, reply or reasoning (one search per line)
-_PAIR_MARKERS = re.compile(rb'"role"|user_message|agent_message|agent_reasoning|"reasoning"')
 
 
 def thread_id_from_name(name: str) -> str:
@@ -70,74 +64,13 @@ def thread_id_from_name(name: str) -> str:
     return found[-1] if found else ""
 
 
-# -- first pass: which lines repeat another ------------------------------------------------
-
-
-def _record_item(record: dict) -> tuple[str, dict]:
-    """('response'|'event', payload) of a decoded line; ('', {}) for anything else."""
-    if "payload" in record:
-        kind = {"response_item": "response", "event_msg": "event"}.get(record.get("type"), "")
-        return kind, as_dict(record.get("payload"))
-    return ("response", record) if isinstance(record.get("type"), str) else ("", {})
-
-
-def _signatures(side: str, item: dict) -> Iterator[tuple[str, bytes]]:
-    """(content kind, signature) of each pairable piece of a response item or event."""
-    kind = item.get("type")
-    if side == "response" and kind == "message":
-        role, content = item.get("role"), item.get("content")
-        if role == "user" and not is_context(content):
-            yield "user", prompt_signature(content)
-        elif role == "assistant":
-            yield "assistant", signature(content_text(content))
-    elif side == "response" and kind == "reasoning":
-        summary, raw = reasoning_texts(item)
-        yield from (("reasoning", signature(text)) for text in summary)
-        yield from (("reasoning_raw", signature(text)) for text in raw)
-    elif side == "event":
-        field = {"user_message": ("user", "message"), "agent_message": ("assistant", "message"),
-                 "agent_reasoning": ("reasoning", "text"),
-                 "agent_reasoning_raw_content": ("reasoning_raw", "text")}.get(kind)
-        if field:
-            yield field[0], signature(as_text(item.get(field[1])))
-
-
-def find_duplicates(ctx: ParseContext) -> dict[int, int]:
-    """{line that repeats: line it repeats}. Prompts keep the event; replies and reasoning the item."""
-    sides: dict[tuple[str, bytes], tuple[list[int], list[int]]] = {}
-    try:
-        for item in ctx.lines():
-            if isinstance(item, Draft):
-                continue  # the second pass reads the same lines and yields these rows
-            number, raw = item.number, item.raw
-            if not _PAIR_MARKERS.search(raw):
-                continue
-            try:  # decoded exactly as the second pass decodes it, so both agree on which lines exist
-                record = decode_json_utf8(raw.strip())
-            except (ValueError, UnicodeDecodeError):
-                continue
-            side, item = _record_item(record) if isinstance(record, dict) else ("", {})
-            for key in _signatures(side, item) if side else ():
-                sides.setdefault(key, ([], []))[0 if side == "response" else 1].append(number)
-    except MemberUnreadable:
-        pass  # the second pass reads up to the same place and reports it
-    pairs: dict[int, int] = {}
-    for (kind, _), (responses, events) in sides.items():
-        for response, event in zip(responses, events, strict=False):  # unpaired extras stay unpaired
-            if kind == "user":
-                pairs[response] = event
-            else:
-                pairs[event] = response
-    return pairs
-
-
-# -- second pass: rows ------------------------------------------------------------------------
+# -- rows ------------------------------------------------------------------------------------
 
 
 class RolloutReader:
     """The state a rollout carries from line to line: session, project, branch, model, settings."""
 
-    def __init__(self, ctx: ParseContext, duplicates: dict[int, int]):
+    def __init__(self, ctx: ParseContext, duplicates: Repeats):
         self.session_id = thread_id_from_name(ctx.source.name)
         self.project = self.branch = self.model = ""
         self.start_ns: int | None = None  # the session's start: the only time untagged lines have
@@ -268,8 +201,7 @@ class RolloutReader:
             turn = "assistant" if kind == "agent_message" else "thinking"
             text = as_text(event.get("message" if kind == "agent_message" else "text"))
             if repeats is not None:
-                yield Draft("system", f"duplicate of line {repeats} ({kind} event of that response item)", locator,
-                            **moment)
+                yield Draft("system", EVENT_REPEAT.replace("{kind}", kind).format(line=repeats), locator, **moment)
             else:
                 yield Draft(turn, text, locator, **moment)
         elif kind == "token_count":
@@ -360,18 +292,34 @@ def tool_event_text(kind: str, event: dict) -> str:
 
 
 def read_rollout(ctx: ParseContext) -> Iterator[Draft]:
-    """Every row of one rollout (.jsonl, or .jsonl.zst decompressed by the context)."""
-    reader = RolloutReader(ctx, find_duplicates(ctx))
+    """Every row of one rollout (.jsonl, or .jsonl.zst decompressed by the context), in one read.
+
+    Rows leave in file order; ``Repeats`` holds a few back while a line that a
+    later one may repeat is open (pairing.py).
+    """
+    repeats = Repeats(ctx)
+    reader = RolloutReader(ctx, repeats)
     try:
         for line in read_jsonl(ctx):
-            rows = reader.line_rows(line) if isinstance(line, Line) else (line,)
-            yield from (reader.owned(row) for row in rows)
+            if isinstance(line, Line):
+                held = repeats.place(line)
+                yield from repeats.release([reader.owned(row) for row in reader.line_rows(line)], held)
+            else:
+                yield from repeats.release([reader.owned(line)])
     except MemberUnreadable as exc:
+        yield from repeats.finish()  # the pairs the readable lines make: those a full read would make
         if "zstd" not in str(exc):
             raise  # a member that fails its digest: dispatch says so for the whole file
         reason = str(exc).removeprefix(f"{ctx.source.member}: ")
         yield reader.owned(bad_file(f"{reason}; the rows before this one come from the complete lines "
                                     "ahead of the damage"))
+    except Exception:
+        # a parser bug: dispatch adds a crash row after the rows given; give the held ones first,
+        # decided by the whole file as a reader that paired first would have decided them
+        repeats.settle()
+        yield from repeats.finish()
+        raise
+    yield from repeats.finish()
     yield from reader.orphans()
 
 

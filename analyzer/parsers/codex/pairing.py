@@ -1,0 +1,226 @@
+"""Which rollout lines repeat another: the prompt, reply and reasoning that Codex records twice.
+
+A prompt is a ``response_item`` user message *and* a ``user_message`` event; a
+reply an assistant message and an ``agent_message`` event; a reasoning
+summary a reasoning item and ``agent_reasoning`` events. Per content (kind
+and whitespace-free text digest), the n-th response line pairs with the n-th
+event line; extras stay unpaired. In a pair the prompt keeps the event (it
+holds only what the user typed) and the response line becomes a
+``duplicate of line N`` row; replies and reasoning keep the response item (it
+is complete) and the event becomes the duplicate.
+
+``Repeats`` finds the pairs while the rollout is read, in one pass. The row
+of a line that a *later* line may still repeat (a prompt's response line
+before its event, a reply's event before its item) is held, with the rows
+after it, until its partner arrives or the file ends, and rows leave in file
+order. Pairs are a few lines apart; should the held rows pass HOLD_ROWS or
+HOLD_CHARACTERS (a line that never pairs, early in a long file), the whole
+file's pairing is computed by a second read (``find_duplicates``, what every
+rollout cost before) and nothing more is held. Both give the same pairs.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+from collections.abc import Iterator
+
+from aitrail.analyzer.bundle import MemberUnreadable
+from aitrail.analyzer.context import ParseContext
+from aitrail.analyzer.formats.decode import decode_json_utf8
+from aitrail.analyzer.formats.jsonl import Line
+from aitrail.analyzer.rows import Draft
+
+from .items import (
+    PROMPT_REPEAT,
+    as_dict,
+    as_text,
+    content_text,
+    is_context,
+    prompt_signature,
+    reasoning_texts,
+    signature,
+)
+
+# Only lines holding one of these can be half of a pair (the raw text must say what the value says:
+# a key spelled with escapes is not taken for one).
+_PAIR_MARKERS = re.compile(rb'"role"|user_message|agent_message|agent_reasoning|"reasoning"')
+_EVENT_FIELDS = {"user_message": ("user", "message"), "agent_message": ("assistant", "message"),
+                 "agent_reasoning": ("reasoning", "text"), "agent_reasoning_raw_content": ("reasoning_raw", "text")}
+EVENT_REPEAT = "duplicate of line {line} ({kind} event of that response item)"
+HOLD_ROWS = 4096
+HOLD_CHARACTERS = 8 * 1024 * 1024
+
+
+def record_item(record: dict) -> tuple[str, dict]:
+    """('response'|'event', payload) of a decoded line; ('', {}) for anything else."""
+    if "payload" in record:
+        kind = {"response_item": "response", "event_msg": "event"}.get(record.get("type"), "")
+        return kind, as_dict(record.get("payload"))
+    return ("response", record) if isinstance(record.get("type"), str) else ("", {})
+
+
+def signatures(side: str, item: dict) -> Iterator[tuple[str, bytes]]:
+    """(content kind, signature) of each pairable piece of a response item or event."""
+    kind = item.get("type")
+    if side == "response" and kind == "message":
+        role, content = item.get("role"), item.get("content")
+        if role == "user" and not is_context(content):
+            yield "user", prompt_signature(content)
+        elif role == "assistant":
+            yield "assistant", signature(content_text(content))
+    elif side == "response" and kind == "reasoning":
+        summary, raw = reasoning_texts(item)
+        yield from (("reasoning", signature(text)) for text in summary)
+        yield from (("reasoning_raw", signature(text)) for text in raw)
+    elif side == "event":
+        field = _EVENT_FIELDS.get(kind)
+        if field:
+            yield field[0], signature(as_text(item.get(field[1])))
+
+
+def line_keys(record: object, raw: bytes) -> tuple[str, list[tuple[str, bytes]]]:
+    """The side ('response'|'event'|'') and pairing keys of one decoded line."""
+    side, item = record_item(record) if isinstance(record, dict) else ("", {})
+    keys = list(signatures(side, item)) if side else []
+    if keys and not _PAIR_MARKERS.search(raw):
+        return side, []
+    return side, keys
+
+
+def find_duplicates(ctx: ParseContext) -> dict[int, int]:
+    """{line that repeats: line it repeats} for the whole file, by reading it once more."""
+    sides: dict[tuple[str, bytes], tuple[list[int], list[int]]] = {}
+    try:
+        for item in ctx.lines():
+            if isinstance(item, Draft) or not _PAIR_MARKERS.search(item.raw):
+                continue  # the rows pass reads the same lines and yields the Drafts
+            try:  # decoded exactly as the rows pass decodes it, so both agree on which lines exist
+                record = decode_json_utf8(item.raw.strip())
+            except (ValueError, UnicodeDecodeError):
+                continue
+            side, keys = line_keys(record, item.raw)
+            for key in keys:
+                sides.setdefault(key, ([], []))[0 if side == "response" else 1].append(item.number)
+    except MemberUnreadable:
+        pass  # the rows pass reads up to the same place and reports it
+    pairs: dict[int, int] = {}
+    for (kind, _), (responses, events) in sides.items():
+        for response, event in zip(responses, events, strict=False):  # unpaired extras stay unpaired
+            if kind == "user":
+                pairs[response] = event
+            else:
+                pairs[event] = response
+    return pairs
+
+
+def repeating_side(kind: str) -> str:
+    """The side whose line becomes the ``duplicate of`` row: a prompt keeps its event, the rest their item."""
+    return "response" if kind == "user" else "event"
+
+
+class _Held:
+    """The row of a line that a later line may still turn into a ``duplicate of`` row."""
+
+    __slots__ = ("row", "repeat", "waiting")
+
+    def __init__(self, repeat: str):
+        self.row: Draft | None = None  # given by release(), right after place() made this
+        self.repeat = repeat  # the duplicate text, with {line} still open
+        self.waiting = True
+
+    def decide(self, line: int | None) -> None:
+        """Settled: a repeat of ``line``, or (None) a row of its own."""
+        if line is not None and self.row is not None:
+            self.row.turn_type, self.row.text = "system", self.repeat.format(line=line)
+        self.waiting = False
+
+
+class Repeats:
+    """The pairing of one rollout, found while it is read; rows are held back only while a pair is open."""
+
+    def __init__(self, ctx: ParseContext):
+        self.ctx = ctx
+        # per key, the lines of each side not paired yet: (line, its held row or None)
+        self.open: dict[tuple[str, bytes], tuple[deque, deque]] = {}
+        self.known: dict[int, int] = {}  # line that repeats: line it repeats (found so far)
+        self.whole: dict[int, int] | None = None  # the whole file's pairing, once it had to be read
+        self.queue: deque[Draft | _Held] = deque()  # rows not yet given, in file order
+        self.waiting: dict[int, _Held] = {}  # line: its held row, while a later line may repeat it
+        self.characters = 0  # text held in the queue
+
+    def get(self, line: int) -> int | None:
+        """The line that ``line`` repeats, as the lines read so far say (the whole file, after a re-read)."""
+        return self.whole.get(line) if self.whole is not None else self.known.get(line)
+
+    def place(self, line: Line) -> _Held | None:
+        """Pair one decoded line with earlier ones; a _Held when its row must wait for a later line."""
+        if self.whole is not None:
+            return None
+        side, keys = line_keys(line.value, line.raw)
+        held = None
+        for kind, digest in keys:
+            responses, events = self.open.setdefault((kind, digest), (deque(), deque()))
+            mine, theirs = (responses, events) if side == "response" else (events, responses)
+            if theirs:
+                partner, partner_held = theirs.popleft()
+                if side == repeating_side(kind):
+                    self.known[line.number] = partner
+                else:
+                    self.known[partner] = line.number
+                    if partner_held is not None:
+                        partner_held.decide(line.number)
+                        del self.waiting[partner]
+            elif side == repeating_side(kind):  # a later line of the other side may make this a repeat
+                held = held or _Held(_repeat_text(kind, line))
+                mine.append((line.number, held))
+                self.waiting[line.number] = held
+            else:
+                mine.append((line.number, None))
+        return held
+
+    def release(self, rows: list[Draft], held: _Held | None = None) -> Iterator[Draft]:
+        """Queue one line's rows (its ``held`` from place()); give every row that is settled, in order."""
+        if held is not None and held.waiting and len(rows) == 1:
+            held.row = rows[0]
+            self.queue.append(held)
+        else:
+            if held is not None and held.waiting:  # not the one row a pair replaces: decide every pair now
+                self.settle()
+            self.queue.extend(rows)
+        self.characters += sum(len(row.text) for row in rows)
+        if self.waiting and (len(self.queue) > HOLD_ROWS or self.characters > HOLD_CHARACTERS):
+            self.settle()
+        return self._settled()
+
+    def finish(self) -> Iterator[Draft]:
+        """At the end of what could be read: no row still held repeats a line."""
+        for held in self.waiting.values():
+            held.decide(None)
+        self.waiting.clear()
+        return self._settled()
+
+    def settle(self) -> None:
+        """Read the whole file's pairing now (one more read), decide every held row by it, hold no more."""
+        self.whole = find_duplicates(self.ctx)
+        for line, held in self.waiting.items():
+            held.decide(self.whole.get(line))
+        self.waiting.clear()
+        self.open.clear()
+
+    def _settled(self) -> Iterator[Draft]:
+        queue = self.queue
+        while queue and not (isinstance(queue[0], _Held) and queue[0].waiting):
+            item = queue.popleft()
+            yield item.row if isinstance(item, _Held) else item
+        if not queue:
+            self.characters = 0  # counted as queued (a held text may change): zero only when all is given
+
+
+def _repeat_text(kind: str, line: Line) -> str:
+    """The ``duplicate of`` text a held line would get: the prompt's, or the event's with its type."""
+    if kind == "user":
+        return PROMPT_REPEAT
+    record = line.value
+    event = as_dict(record.get("payload")).get("type") if "payload" in record else record.get("type")
+    return EVENT_REPEAT.replace("{kind}", as_text(event))
