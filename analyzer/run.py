@@ -10,18 +10,19 @@ Order of work:
    are spooled to disk and only their 8-byte dedup keys stay in memory, handed
    to the workers (analyzer/secondary.py);
 2. verify the bundle, in this (the coordinator's) process, while workers (one
-   per core) parse the primary stores, each writing sorted runs of rendered rows to the
-   analyzer's temporary directory and reporting which secondary keys its rows
-   matched;
+   per core) parse the primary stores, each handing back sorted runs of
+   rendered rows (in memory for a batch under RUN_BYTES, else run files in the
+   analyzer's temporary directory) and which secondary keys its rows matched;
 3. refuse the bundle if verification failed (unless forced; a forced run puts
    a ``verify:`` row first and says so in the summary) before anything is
    written;
 4. drop the secondary rows that a primary row matched, keep the others as
-   ``origin=secondary``, and merge everything into one sorted timeline: each
-   worker merges one key range of all the runs, and the ranges are copied
-   into the output in order (analyzer/runs.py).
+   ``origin=secondary``, and write everything as one sorted timeline: ordered
+   in memory when all runs fit in runs.MEMORY_BYTES, else each worker merges
+   one key range of all the run files and the ranges are copied into the
+   output in order (analyzer/runs.py).
 
-Memory stays bounded by the run size, not the bundle size. Forked workers
+Memory stays bounded by the run size and MEMORY_BYTES, not the bundle size. Forked workers
 inherit the coordinator's decoded Bundle (index and sources) and only open
 the file again; under spawn each worker decodes it once.
 """
@@ -44,7 +45,7 @@ from aitrail.analyzer import secondary as secondary_module
 from aitrail.analyzer import worker as worker_module
 from aitrail.analyzer.bundle import Source
 from aitrail.analyzer.rows import COLUMNS, Draft, Provenance, stamp
-from aitrail.analyzer.runs import Run
+from aitrail.analyzer.runs import Held, Run
 from aitrail.analyzer.secondary import dedup_key
 from aitrail.analyzer.tally import Tally
 from aitrail.analyzer.worker import BatchResult, StoreStats, Worker, is_bad
@@ -117,7 +118,7 @@ class AnalyzeResult:
     not_parsed: dict[tuple[str, str], int]
     signature: str = ""
     warnings: list[str] = field(default_factory=list)
-    runs: list[Run] = field(default_factory=list)  # sorted runs not yet merged (one bundle of several)
+    runs: list[Run | Held] = field(default_factory=list)  # sorted runs not yet merged (one bundle of several)
     tally: Tally = field(default_factory=Tally)
     bundles: list[dict] = field(default_factory=list)  # per bundle: path, sha256, host, case, verified, rows
 
@@ -293,10 +294,22 @@ def _analyze(options: AnalyzeOptions, worker: Worker) -> AnalyzeResult:
     return AnalyzeResult(0, report.ok, report.problems, stats, not_parsed, runs=runs, tally=tally)
 
 
-def _merge(options: AnalyzeOptions, runs: list[Run], temp_dir: str) -> int:
-    """Merge the sorted runs into the output, one key range per worker when there is work to share."""
+def _merge(options: AnalyzeOptions, runs: list[Run | Held], temp_dir: str) -> int:
+    """Write the sorted runs as one timeline: ordered in memory when they fit, else merged from files.
+
+    The file merge takes one key range per worker when there is work to share.
+    """
+    header = export.header(options.format).encode("utf-8")
+    total = sum(runs_module.run_size(run) for run in runs)
+    if total <= runs_module.MEMORY_BYTES:
+        if options.to_stdout:
+            count = runs_module.write_in_memory(sys.stdout.buffer, header, runs)
+            sys.stdout.buffer.flush()
+            return count
+        with open(options.output, "xb") as target:
+            return runs_module.write_in_memory(target, header, runs)
+    runs = runs_module.written_out(runs, temp_dir)
     jobs = options.jobs or os.cpu_count() or 1
-    total = sum(os.path.getsize(run.path) for run in runs)
     cuts = runs_module.boundaries(runs, jobs) if jobs > 1 and total > MERGE_SPLIT_BYTES else []
     ranges = runs_module.ranges(cuts)
     parts = [os.path.join(temp_dir, f"part-{number}.bin") for number in range(len(ranges))]
@@ -307,7 +320,6 @@ def _merge(options: AnalyzeOptions, runs: list[Run], temp_dir: str) -> int:
             futures = [pool.submit(runs_module.merge_range, runs, low, high, part)
                        for (low, high), part in zip(ranges, parts, strict=True)]
             counts = [future.result() for future in futures]
-    header = export.header(options.format).encode("utf-8")
     if options.to_stdout:
         runs_module.concatenate_to(sys.stdout.buffer, header, parts)
     else:
@@ -369,7 +381,7 @@ def _parse_primary(options: AnalyzeOptions, worker: Worker, sources: list[Source
                 results = _gather(options, futures, limiter)
         finally:
             gc.unfreeze()
-    runs: list[Run] = []
+    runs: list[Run | Held] = []
     matched: set[int] = set()
     for result in results:
         runs.extend(result.runs)
@@ -401,7 +413,7 @@ def _batch_progress(options: AnalyzeOptions, limiter: RateLimiter, done: list, t
         results = [item.result() if isinstance(item, concurrent.futures.Future) else item for item in done]
         files = sum(len(result.counts) for result in results)
         rows = sum(count.rows for result in results for count in result.counts)
-        written = sum(os.path.getsize(run.path) for result in results for run in result.runs) / 1e6
+        written = sum(runs_module.run_size(run) for result in results for run in result.runs) / 1e6
         _progress(options, f"parsed {len(done)}/{total} batches of primary files: {files} files, {rows} rows, "
                            f"{written:.1f} MB of rendered rows")
 

@@ -5,9 +5,14 @@ line)`` sorted by key (the byte-encoded row order of rows.sort_key). Every
 SAMPLE_EVERY-th record's key and offset is kept beside the path, so that a
 merge can start reading any run near a given key.
 
-The final merge is split by key range: with boundaries chosen from the
-samples, each worker merges one range of every run into a part file, and the
-parts, in range order, are copied into the output. The result is the same
+A batch whose rendered rows stay under the worker's RUN_BYTES is not written
+at all: it comes back as a ``Held`` run (its sorted items in memory). When
+everything fits in MEMORY_BYTES, the timeline is ordered in memory and
+written once (``write_in_memory``): no byte is copied more often than the
+final order needs. Otherwise the held runs are written out too and the final
+merge is split by key range: with boundaries chosen from the samples, each
+worker merges one range of every run into a part file, and the parts, in
+range order, are copied into the output. Either way the result is the same
 bytes as one serial merge.
 """
 
@@ -23,6 +28,7 @@ from dataclasses import dataclass, field
 
 SAMPLE_EVERY = 2048
 RECORD = struct.Struct(">II")
+MEMORY_BYTES = 192 * 1024 * 1024  # rendered rows ordered in memory; past this, merged from run files
 
 
 @dataclass
@@ -31,6 +37,50 @@ class Run:
 
     path: str
     samples: list[tuple[bytes, int]] = field(default_factory=list)  # (key, offset of its record)
+
+
+@dataclass
+class Held:
+    """A sorted run kept in memory: (key, line) items, and the bytes of their lines."""
+
+    items: list[tuple[bytes, bytes]]
+    size: int
+
+
+def run_size(run: Run | Held) -> int:
+    """Bytes a run holds (on disk, or in memory)."""
+    return run.size if isinstance(run, Held) else os.path.getsize(run.path)
+
+
+def hold(items: list[tuple[bytes, bytes]], size: int) -> Held:
+    """Sort (key, UTF-8 line) items and keep them in memory as a run."""
+    items.sort()
+    return Held(items, size)
+
+
+def written_out(runs: list[Run | Held], directory: str) -> list[Run]:
+    """Every run as a run file: the held ones are written to ``directory``."""
+    files = []
+    for number, run in enumerate(runs):
+        files.append(write_run(run.items, os.path.join(directory, f"run-held-{number}.bin"))
+                     if isinstance(run, Held) else run)
+    return files
+
+
+def write_in_memory(target, header: bytes, runs: list[Run | Held]) -> int:
+    """Order every run's items in memory and write them after ``header`` to a binary stream; the row count.
+
+    The runs are each sorted already: the sort merges them (Timsort finds the
+    runs), in C, without a Python step per row.
+    """
+    items: list[tuple[bytes, bytes]] = []
+    for run in runs:
+        items.extend(run.items if isinstance(run, Held) else read_run(run))
+    items.sort()
+    target.write(header)
+    for start in range(0, len(items), 4096):
+        target.write(b"".join([line for _, line in items[start:start + 4096]]))
+    return len(items)
 
 
 def write_run(items: list[tuple[bytes, bytes]], path: str) -> Run:

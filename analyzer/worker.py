@@ -20,7 +20,7 @@ from aitrail.analyzer.bundle import Bundle, Source
 from aitrail.analyzer.dispatch import parse_source
 from aitrail.analyzer.registry import Parser, parsers, wanted_prefixes
 from aitrail.analyzer.rows import COLUMNS
-from aitrail.analyzer.runs import Run
+from aitrail.analyzer.runs import Held, Run
 from aitrail.analyzer.secondary import KeySet, dedup_key
 from aitrail.analyzer.tally import Tally
 
@@ -79,7 +79,7 @@ class SourceCount:
 class BatchResult:
     """What a worker hands back for one batch of sources."""
 
-    runs: list[Run] = field(default_factory=list)
+    runs: list[Run | Held] = field(default_factory=list)
     tally: Tally = field(default_factory=Tally)
     counts: list[SourceCount] = field(default_factory=list)
     matched: set[int] = field(default_factory=set)
@@ -152,8 +152,10 @@ class Worker:
                     result.runs.append(self._write_run(pending, batch, len(result.runs)))
                     pending, held = [], 0
             result.counts.append(SourceCount(source.agent, source.store, rows, bad))
-        if pending:
+        if pending and result.runs:
             result.runs.append(self._write_run(pending, batch, len(result.runs)))
+        elif pending:  # the whole batch stayed under RUN_BYTES: it goes back in memory, never to disk
+            result.runs.append(runs_module.hold(pending, held))
         return result
 
     def _write_run(self, items: list[tuple[bytes, bytes]], batch: int, number: int) -> Run:

@@ -172,4 +172,7 @@ def test_a_state_db_with_many_threads_is_streamed(cli, tmp_path):
     assert peak < PEAK_MANY_THREADS_KIB, f"analyze peak {peak / 1024:.0f} MiB"
 
 
-PEAK_MANY_THREADS_KIB = 150 * 1024  # measured: 94 MiB streamed (a 16 MB run buffer), 325 MiB before
+# measured: 94 MiB streamed with every row merged from run files (a 16 MB run buffer), 169 MiB since the
+# finished timeline (180k rows, under runs.MEMORY_BYTES) is ordered in memory; fetched at once: 325 MiB
+# with run files, about 400 with the timeline in memory. The limit still fails the fetch-at-once reader.
+PEAK_MANY_THREADS_KIB = 250 * 1024
