@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from aitrail.analyzer.bundle import Bundle, MemberUnreadable, Source
 from aitrail.analyzer.context import FileTooLarge, ParseContext
 from aitrail.analyzer.registry import Parser
-from aitrail.analyzer.rows import TIMESTAMP_SOURCES, TURN_TYPES, Draft, Provenance, stamp
+from aitrail.analyzer.rows import TIMESTAMP_SOURCES, TURN_TYPES, Draft, Provenance, Stamper
 
 
 def provenance(source: Source) -> Provenance:
@@ -24,11 +24,19 @@ def provenance(source: Source) -> Provenance:
 _TEXT_FIELDS = ("text", "session_id", "project_path", "git_branch", "model", "tool_name", "tool_use_id", "locator")
 
 
+_TURN_TYPES = frozenset(TURN_TYPES)
+_TIMESTAMP_SOURCES = frozenset(TIMESTAMP_SOURCES)
+
+
 def _check(draft: Draft) -> Draft:
-    if draft.turn_type not in TURN_TYPES:
+    if draft.turn_type not in _TURN_TYPES:
         raise ValueError(f"parser produced turn_type {draft.turn_type!r}")
-    if draft.timestamp_source not in TIMESTAMP_SOURCES:
+    if draft.timestamp_source not in _TIMESTAMP_SOURCES:
         raise ValueError(f"parser produced timestamp_source {draft.timestamp_source!r}")
+    if (draft.text.isascii() and draft.session_id.isascii() and draft.project_path.isascii()
+            and draft.git_branch.isascii() and draft.model.isascii() and draft.tool_name.isascii()
+            and draft.tool_use_id.isascii() and draft.locator.isascii()):
+        return draft  # the common case: nothing can fail to encode
     for name in _TEXT_FIELDS:
         value = getattr(draft, name)
         if not value.isascii():
@@ -43,18 +51,18 @@ def _check(draft: Draft) -> Draft:
 
 def parse_source(bundle: Bundle, source: Source, parser: Parser, cache: dict) -> Iterator[tuple[tuple, tuple]]:
     """Yield (sort key, row) for every row of one file, crash rows included."""
-    stamp_with = provenance(source)
+    stamp = Stamper(provenance(source)).stamp
     ordinal = 0
     try:
         for draft in parser(ParseContext(bundle, source, cache)):
-            yield stamp(_check(draft), stamp_with, ordinal)
+            yield stamp(_check(draft), ordinal)
             ordinal += 1
     except FileTooLarge as exc:
-        yield stamp(Draft("system", f"parser: {exc}", "file", timestamp_source="none"), stamp_with, ordinal)
+        yield stamp(Draft("system", f"parser: {exc}", "file", timestamp_source="none"), ordinal)
     except MemberUnreadable as exc:
         yield stamp(Draft("system", f"parser: member unreadable ({exc}); no rows from it", "file",
-                          timestamp_source="none"), stamp_with, ordinal)
+                          timestamp_source="none"), ordinal)
     except Exception as exc:  # noqa: BLE001 - the point is to survive any parser bug
         text = (f"parser: crashed on this file after {ordinal} rows ({type(exc).__name__}: {exc}); "
                 "the rest of the file was not read")
-        yield stamp(Draft("system", text, "file", timestamp_source="none"), stamp_with, ordinal)
+        yield stamp(Draft("system", text, "file", timestamp_source="none"), ordinal)

@@ -89,6 +89,20 @@ def ns_from_iso(text) -> int | None:
     """ISO 8601 with zone (or Z) to ns since the epoch; None for anything else, including no zone."""
     if not isinstance(text, str):
         return None
+    if len(text) == 24 and text[23] == "Z" and text[19] == "." and text[10] == "T" and text.isascii():
+        # the shape agents write most (2026-07-02T09:14:05.201Z): the C parser alone decides it, as
+        # the regular expression below would (it takes exactly these ASCII digits, then the C parser)
+        try:
+            moment = dt.datetime.fromisoformat(text)
+        except ValueError:
+            pass  # the full reading below decides, as before
+        else:
+            return ((moment - _EPOCH) // _MICROSECOND) * 1000
+    return _ns_from_iso_any(text)
+
+
+def _ns_from_iso_any(text: str) -> int | None:
+    """ns_from_iso for every accepted shape: the regular expression, then the C parser or the exact reading."""
     match = _ISO.match(text.strip())
     if not match or not match.group(8):
         return None
@@ -145,6 +159,43 @@ def event_id(source_sha256: str, locator: str, turn_type: str, ordinal: int) -> 
 
 
 _sha256 = hashlib.sha256
+
+
+class Stamper:
+    """Stamps the drafts of one file: what every row of it shares is rendered once, not per row.
+
+    The provenance columns and the agent/source part of the sort key are the
+    same for every row of a file; rows of one record usually share its time,
+    so the last time's text is kept.
+    """
+
+    __slots__ = ("provenance", "_middle", "_id_head", "_last_ns", "_last_text")
+
+    def __init__(self, provenance: Provenance):
+        self.provenance = provenance
+        self._middle = b"".join((provenance.agent.encode(), b"\0", provenance.source.encode(), b"\0"))
+        self._id_head = f"{provenance.source_sha256}\0"
+        self._last_ns: int | None = None
+        self._last_text = ""
+
+    def stamp(self, draft: Draft, ordinal: int) -> tuple[bytes, tuple[str, ...]]:
+        """(sort key, row) for a draft, exactly as ``stamp`` gives them."""
+        provenance, timestamp_ns = self.provenance, draft.timestamp_ns
+        if timestamp_ns is None:
+            text, head = "", _UNTIMED
+        else:
+            if timestamp_ns != self._last_ns:
+                self._last_ns, self._last_text = timestamp_ns, format_timestamp(timestamp_ns)
+            text, head = self._last_text, _TIMED.pack(0, timestamp_ns + _OFFSET)
+        locator, turn_type = draft.locator, draft.turn_type
+        identity = _sha256(f"{self._id_head}{locator}\0{turn_type}\0{ordinal}".encode()).hexdigest()[:32]
+        row = (
+            text, draft.session_id, draft.project_path, draft.git_branch, turn_type, draft.model, draft.tool_name,
+            draft.tool_use_id, draft.text, provenance.agent, provenance.store, provenance.source,
+            provenance.source_sha256, locator, draft.timestamp_source if timestamp_ns is not None else "none",
+            draft.origin or provenance.origin, identity,
+        )
+        return b"".join((head, self._middle, _ORDINAL.pack(ordinal))), row
 
 
 def stamp(draft: Draft, provenance: Provenance, ordinal: int) -> tuple[bytes, tuple[str, ...]]:

@@ -42,8 +42,9 @@ T = TypeVar("T")
 
 try:  # the analyzer's fast path; without it every text takes the standard path below
     from msgspec.json import Decoder as _FastDecoder
+    from msgspec.json import encode as _fast_encode
 except ImportError:  # pragma: no cover - msgspec is a dependency; this keeps a bare install working
-    _FastDecoder = None
+    _FastDecoder = _fast_encode = None
 _FAST = _FastDecoder().decode if _FastDecoder is not None else None
 # levels the fast path allows: fewer than the standard path's MAX_NESTING, so that a value it takes is
 # one the standard path takes too (the margin covers the standard path's own Python frames)
@@ -105,6 +106,24 @@ def _count(text: str | bytes, *marks: str) -> int:
     if isinstance(text, str):
         return sum(text.count(mark) for mark in marks)
     return sum(text.count(mark.encode()) for mark in marks)
+
+
+def canonical_json(value: object) -> bytes:
+    """UTF-8 JSON of a decoded value with keys sorted: equal bytes exactly when the values are equal.
+
+    For keys of sets and digests, never for output. msgspec writes NaN and
+    infinities as ``null``, which would make them equal to a null: any text
+    holding ``null`` is written again by ``json.dumps``, which spells them
+    apart.
+    """
+    if _fast_encode is not None:
+        try:
+            encoded = _fast_encode(value, order="sorted")
+        except (TypeError, ValueError, OverflowError):
+            encoded = b"null"  # not its to write: json.dumps below decides
+        if b"null" not in encoded:
+            return encoded
+    return json.dumps(value, ensure_ascii=False, sort_keys=True).encode("utf-8", "surrogatepass")
 
 
 def stack_depth() -> int:

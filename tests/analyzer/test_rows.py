@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from aitrail.analyzer import rows
 from aitrail.analyzer.rows import format_timestamp, ns_from_iso, ns_from_ms
 
 
@@ -39,3 +40,30 @@ def test_formatting_keeps_milliseconds_or_all_nine_digits():
                                              (True, None), ("soon", None), (-5, None)])
 def test_ns_from_ms(value, expected):
     assert ns_from_ms(value) == expected
+
+
+def test_the_common_iso_shape_reads_as_every_other_shape_does():
+    """ns_from_iso's shortcut for 'YYYY-MM-DDTHH:MM:SS.mmmZ' gives what the general reading gives, damaged or not."""
+    import random
+
+    rng = random.Random(3)
+    for _ in range(50_000):
+        text = list("2026-07-02T09:14:05.201Z")
+        for _ in range(rng.randint(0, 3)):
+            text[rng.randrange(24)] = rng.choice("0123456789-T:.Z +\u0662x")
+        text = "".join(text)
+        assert rows.ns_from_iso(text) == rows._ns_from_iso_any(text), text
+    assert rows.ns_from_iso("2026-07-02T09:14:05.201Z") == 1782983645201000000
+    assert rows.ns_from_iso("2026-07-02T24:00:00.000Z") is None
+
+
+@given(st.lists(st.tuples(st.none() | st.integers(min_value=-2**62, max_value=2**62), st.text(max_size=5),
+                          st.sampled_from(rows.TURN_TYPES), st.none() | st.sampled_from(rows.ORIGINS)),
+                max_size=12))
+def test_a_files_stamper_stamps_as_stamp_does(drafts):
+    """The per-file Stamper (shared parts rendered once, the last time's text kept) gives stamp()'s key and row."""
+    provenance = rows.Provenance("codex", "codex.rollouts", "data/home/.codex/s/r.jsonl", "ab" * 32, "primary")
+    stamper = rows.Stamper(provenance)
+    for ordinal, (ns, text, turn, origin) in enumerate(drafts):
+        draft = rows.Draft(turn, text, f"line:{ordinal}", timestamp_ns=ns, origin=origin, session_id=text)
+        assert stamper.stamp(draft, ordinal) == rows.stamp(draft, provenance, ordinal)

@@ -368,3 +368,14 @@ def test_todo_rows_name_the_session_and_a_subagent_list_gets_its_suffix():
     rows = drafts(FakeBundle({("claude-code.todos", path): json.dumps(items).encode()}), path, "claude_code.todos.v1")
     assert [(row.text, row.session_id) for row in rows] == [
         ("task: Search src/ | status=pending priority=high id=1", f"{SESSION}/agent-a3f9c2e1")]
+
+
+def test_a_reply_block_holding_a_lone_surrogate_is_a_row_not_a_crash():
+    """A lone surrogate escape in a reply block: its repeat-check key once failed to encode, ending the file."""
+    lines = [assistant("a1", None, "msg_1", [{"type": "text", "text": "half \ud800 of a pair"}]),
+             assistant("a2", "a1", "msg_1", [{"type": "text", "text": "half \ud800 of a pair"}]),
+             user("u1", "a2", "after")]
+    rows = transcript(*lines)
+    assert not [text for text in texts(rows) if text.startswith("parser:")]
+    assert texts(rows, "assistant") == ["half \ud800 of a pair"] and texts(rows, "user") == ["after"]
+    assert texts(rows)[-2].startswith("repeated: line repeats assistant message msg_1")

@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 
 from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.formats.calls import ROW_COLUMNS, CallLedger
+from aitrail.analyzer.formats.decode import canonical_json
 from aitrail.analyzer.formats.jsonl import Line, read_jsonl
 from aitrail.analyzer.formats.text import bad_line, bad_record
 from aitrail.analyzer.rows import Draft, ns_from_iso
@@ -71,11 +72,13 @@ class _Node:
 
 
 def _line_digest(line: Line) -> bytes:
-    return hashlib.blake2b(line.raw.strip(), digest_size=16).digest()
+    # SHA-256 (16 bytes of it): twice as fast as BLAKE2b here where the CPU has SHA instructions
+    return hashlib.sha256(line.raw.strip()).digest()[:16]
 
 
 def _digest(*parts) -> bytes:
-    return hashlib.blake2b(json.dumps(parts, ensure_ascii=False, sort_keys=True).encode(), digest_size=16).digest()
+    """A digest of JSON values that is equal exactly when the values are (key order aside)."""
+    return hashlib.sha256(canonical_json(parts)).digest()[:16]
 
 
 class TranscriptWalk:

@@ -127,3 +127,28 @@ def test_every_fixture_line_and_document_decodes_the_same():
             assert same(fast, expected) if fast_kind == "ok" else fast == expected
             checked += 1
     assert checked > 500  # 788 lines and documents when this was written
+
+
+json_with_odd_numbers = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text() | st.sampled_from([10**30, -0.0, 0.0, 1.0, 1]),
+    lambda children: st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=4), children, max_size=3),
+    max_leaves=12)
+
+
+def _dumps(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+@settings(max_examples=400, deadline=None)
+@given(json_with_odd_numbers, json_with_odd_numbers)
+def test_canonical_json_is_equal_exactly_when_sorted_json_dumps_is(left, right):
+    assert (decode.canonical_json(left) == decode.canonical_json(right)) == (_dumps(left) == _dumps(right))
+    assert (decode.canonical_json(left) == decode.canonical_json(left))
+
+
+@pytest.mark.parametrize("left, right", [
+    ({"a": float("nan")}, {"a": None}), ([float("inf")], [None]), ([1], [1.0]), ([True], [1]), ([-0.0], [0.0]),
+    ({"b": 1, "a": 2}, {"a": 2, "b": 1}), (["\ud800"], ["\ud800"]), (["\ud800"], ["\ud801"]),
+])
+def test_canonical_json_on_values_msgspec_spells_alike(left, right):
+    assert (decode.canonical_json(left) == decode.canonical_json(right)) == (_dumps(left) == _dumps(right))
