@@ -40,14 +40,20 @@ def csv_line(row: tuple) -> str:
 _PLAIN_COLUMNS = frozenset(COLUMNS.index(name) for name in (
     "timestamp_utc", "turn_type", "agent", "source_sha256", "timestamp_source", "origin", "event_id"))
 _QUOTABLE = tuple(index for index in range(len(COLUMNS)) if index not in _PLAIN_COLUMNS)
+_SEPARATORS = len(COLUMNS) - 1
 
 
 def timeline_csv_line(row: tuple, ending: str = "\n") -> str:
     """csv_line for a timeline row: columns whose values can never need quoting are not checked.
 
     ``ending``: what follows the 17 fields (the trailing columns, already
-    rendered once per bundle, and the line end).
+    rendered once per bundle, and the line end). The fields are joined first:
+    when the joined text holds no quote, CR or LF and no comma beyond the 16
+    separators, no field needs quoting (most rows but those with prose).
     """
+    line = ",".join(row)
+    if line.count(",") == _SEPARATORS and '"' not in line and "\n" not in line and "\r" not in line:
+        return line + ending
     fields = list(row)
     for index in _QUOTABLE:
         fields[index] = _csv_field(fields[index])

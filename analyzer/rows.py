@@ -15,7 +15,7 @@ import hashlib
 import re
 import struct
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 COLUMNS = (
     "timestamp_utc", "session_id", "project_path", "git_branch", "turn_type", "model", "tool_name",
@@ -44,7 +44,7 @@ class Draft:
     tool_name: str = ""
     tool_use_id: str = ""
     origin: str | None = None  # None: the store's origin from the catalog
-    extra: dict = field(default_factory=dict)  # parser notes for tests; never exported
+    extra: dict | None = None  # parser notes for tests; never exported
 
 
 @dataclass(frozen=True)
@@ -148,9 +148,16 @@ def format_timestamp(ns: int | None) -> str:
 
 
 def _utc_seconds(seconds: int) -> str:
-    moment = time.gmtime(seconds)
-    return (f"{moment.tm_year:04d}-{moment.tm_mon:02d}-{moment.tm_mday:02d}"
-            f"T{moment.tm_hour:02d}:{moment.tm_min:02d}:{moment.tm_sec:02d}")
+    day, second = divmod(seconds, 86400)
+    if day != _LAST_DAY[0]:  # rows come day by day: the date's text is made once per day
+        moment = time.gmtime(day * 86400)
+        _LAST_DAY[:] = [day, f"{moment.tm_year:04d}-{moment.tm_mon:02d}-{moment.tm_mday:02d}T"]
+    hour, second = divmod(second, 3600)
+    minute, second = divmod(second, 60)
+    return f"{_LAST_DAY[1]}{hour:02d}:{minute:02d}:{second:02d}"
+
+
+_LAST_DAY: list = [None, ""]
 
 
 def event_id(source_sha256: str, locator: str, turn_type: str, ordinal: int) -> str:

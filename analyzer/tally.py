@@ -7,6 +7,7 @@ the number of sessions, not of rows.
 
 from __future__ import annotations
 
+import bisect
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -28,6 +29,23 @@ class Tally:
         if ns is not None:
             self.first_ns = ns if self.first_ns is None else min(self.first_ns, ns)
             self.last_ns = ns if self.last_ns is None else max(self.last_ns, ns)
+
+    def count(self, agent: str, session_id: str) -> None:
+        """Count one written row without its time: ``cover`` takes the times of a sorted run at once."""
+        self.sessions[(agent, session_id)] += 1
+
+    def cover(self, items: list[tuple[bytes, bytes]]) -> None:
+        """Take the first and last time of a sorted run of (sort key, line) items.
+
+        Timed keys sort before untimed ones (rows.sort_key): the first item's,
+        and the last before the first untimed key, are the run's extremes.
+        """
+        untimed = bisect.bisect_left(items, (b"\x01",))
+        for index in (0, untimed - 1) if untimed else ():
+            ns = key_time(items[index][0])
+            if ns is not None:
+                self.first_ns = ns if self.first_ns is None else min(self.first_ns, ns)
+                self.last_ns = ns if self.last_ns is None else max(self.last_ns, ns)
 
     def merge(self, other: Tally) -> None:
         """Add another tally's rows."""

@@ -134,32 +134,37 @@ class Worker:
         result = BatchResult()
         pending: list[tuple[bytes, bytes]] = []
         held = 0
+        render, keys, count, tally = self.render, self.keys, result.tally.count, result.tally
         for member, store in members:
             source = self.bundle.source_for(member, store)  # a file matched by two stores is two sources
             rows = bad = 0
             for key, row in self.rows(source):
                 rows += 1
-                bad += is_bad(row)
-                if self.keys:
+                if row[_TEXT].startswith("parser:"):  # is_bad, inline: this loop runs once per row
+                    bad += 1
+                if keys:
                     digest = dedup_key(row)
-                    if digest in self.keys:
+                    if digest in keys:
                         result.matched.add(digest)
-                line = self.render(row).encode("utf-8")
-                result.tally.add(row[_AGENT], row[_SESSION], key)
+                line = render(row).encode("utf-8")
+                count(row[_AGENT], row[_SESSION])
                 pending.append((key, line))
                 held += len(line)
                 if held >= RUN_BYTES:
-                    result.runs.append(self._write_run(pending, batch, len(result.runs)))
+                    result.runs.append(self._write_run(pending, batch, len(result.runs), tally))
                     pending, held = [], 0
             result.counts.append(SourceCount(source.agent, source.store, rows, bad))
         if pending and result.runs:
-            result.runs.append(self._write_run(pending, batch, len(result.runs)))
+            result.runs.append(self._write_run(pending, batch, len(result.runs), tally))
         elif pending:  # the whole batch stayed under RUN_BYTES: it goes back in memory, never to disk
             result.runs.append(runs_module.hold(pending, held))
+            tally.cover(pending)
         return result
 
-    def _write_run(self, items: list[tuple[bytes, bytes]], batch: int, number: int) -> Run:
-        return runs_module.write_run(items, os.path.join(self.temp_dir, f"run-{os.getpid()}-{batch}-{number}.bin"))
+    def _write_run(self, items: list[tuple[bytes, bytes]], batch: int, number: int, tally: Tally) -> Run:
+        run = runs_module.write_run(items, os.path.join(self.temp_dir, f"run-{os.getpid()}-{batch}-{number}.bin"))
+        tally.cover(items)  # sorted by write_run
+        return run
 
 
 # -- process pool entry points --------------------------------------------------------

@@ -10,7 +10,6 @@ line in the middle of a file.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
 
 from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.formats.decode import decode_json_utf8, stack_depth
@@ -18,14 +17,13 @@ from aitrail.analyzer.formats.text import bad_line
 from aitrail.analyzer.rows import Draft
 
 
-@dataclass
 class Line:
-    """One decoded JSONL line: its number, byte offset, value and raw bytes."""
+    """One decoded JSONL line: its number, byte offset, value and raw bytes (one per line: slotted)."""
 
-    number: int
-    offset: int
-    value: object
-    raw: bytes
+    __slots__ = ("number", "offset", "value", "raw")
+
+    def __init__(self, number: int, offset: int, value: object, raw: bytes):
+        self.number, self.offset, self.value, self.raw = number, offset, value, raw
 
     @property
     def locator(self) -> str:
