@@ -72,6 +72,8 @@ def as_text(value) -> str:
     """A string as it is; anything else as compact JSON (None as empty)."""
     if isinstance(value, str):
         return value
+    if type(value) is int:  # token counts, exit codes: what json.dumps writes for an int, without it
+        return str(value)
     if isinstance(value, bytes):
         return _plain(value)
     return "" if value is None else json_value(value)
