@@ -357,13 +357,15 @@ def _parse_primary(options: AnalyzeOptions, worker: Worker, sources: list[Source
     """
     jobs = options.jobs or os.cpu_count() or 1
     batches = _batches(sources, jobs * 4 if len(sources) > 1 else 1)
+    # what a batch may hand back in memory: all batches together stay within runs.MEMORY_BYTES
+    hold_bytes = runs_module.MEMORY_BYTES // max(1, len(batches))
     limiter = RateLimiter()
     if jobs <= 1 or len(batches) <= 1:
         report = verify(options.bundle, options.public_key, options.require_signature, reader=worker.bundle.reader,
                         progress=_progress_callback(options), bundle_sha256=worker.context["bundle_sha256"] or None)
         results: list[BatchResult] = []
         for number, batch in enumerate(batches):
-            results.append(worker.parse_batch(batch, number))
+            results.append(worker.parse_batch(batch, number, hold_bytes))
             _batch_progress(options, limiter, results, len(batches))
     else:
         gc.freeze()  # forked workers share the decoded bundle; a collection there must not touch (copy) its pages
@@ -372,7 +374,8 @@ def _parse_primary(options: AnalyzeOptions, worker: Worker, sources: list[Source
                     max_workers=jobs, mp_context=_pool_context(), initializer=worker_module.init_process,
                     initargs=(options.bundle, worker.temp_dir, worker.keys, options.format, options.force,
                               worker.context["bundle_sha256"])) as pool:
-                futures = [pool.submit(worker_module.run_batch, batch, number) for number, batch in enumerate(batches)]
+                futures = [pool.submit(worker_module.run_batch, batch, number, hold_bytes)
+                           for number, batch in enumerate(batches)]
                 # verify here, on the coordinator's reader: it would otherwise wait idle, and a worker
                 # of its own would hold a private copy of every index entry it touches
                 report = verify(options.bundle, options.public_key, options.require_signature,

@@ -129,12 +129,17 @@ class Worker:
         """(sort key, row) for every row of one source, crash rows included."""
         return parse_source(self.bundle, source, self.registry[source.parser], self.cache)
 
-    def parse_batch(self, members: list[tuple[str, str]], batch: int) -> BatchResult:
-        """Parse some sources; write sorted runs of rendered rows; note which secondary keys matched."""
+    def parse_batch(self, members: list[tuple[str, str]], batch: int, hold_bytes: int = RUN_BYTES) -> BatchResult:
+        """Parse some sources; hand back sorted runs of rendered rows; note which secondary keys matched.
+
+        A batch whose rendered rows stay under ``hold_bytes`` comes back as one
+        run in memory; otherwise runs of RUN_BYTES go to files as they fill.
+        """
         result = BatchResult()
         pending: list[tuple[bytes, bytes]] = []
         held = 0
         render, keys, count, tally = self.render, self.keys, result.tally.count, result.tally
+        spill_at = max(hold_bytes, RUN_BYTES)  # a batch held whole, or runs of RUN_BYTES once it cannot be
         for member, store in members:
             source = self.bundle.source_for(member, store)  # a file matched by two stores is two sources
             rows = bad = 0
@@ -150,13 +155,13 @@ class Worker:
                 count(row[_AGENT], row[_SESSION])
                 pending.append((key, line))
                 held += len(line)
-                if held >= RUN_BYTES:
+                if held >= spill_at:
                     result.runs.append(self._write_run(pending, batch, len(result.runs), tally))
                     pending, held = [], 0
             result.counts.append(SourceCount(source.agent, source.store, rows, bad))
-        if pending and result.runs:
+        if pending and (result.runs or held > hold_bytes):
             result.runs.append(self._write_run(pending, batch, len(result.runs), tally))
-        elif pending:  # the whole batch stayed under RUN_BYTES: it goes back in memory, never to disk
+        elif pending:  # the whole batch stayed under hold_bytes: it goes back in memory, never to disk
             result.runs.append(runs_module.hold(pending, held))
             tally.cover(pending)
         return result
@@ -197,6 +202,6 @@ def init_process(bundle_path: str, temp_dir: str, keys: KeySet, format_name: str
     install(worker)
 
 
-def run_batch(members: list[tuple[str, str]], batch: int) -> BatchResult:
+def run_batch(members: list[tuple[str, str]], batch: int, hold_bytes: int = RUN_BYTES) -> BatchResult:
     """Pool task: parse one batch in this process's worker."""
-    return current().parse_batch(members, batch)
+    return current().parse_batch(members, batch, hold_bytes)
