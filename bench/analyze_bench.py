@@ -1,6 +1,7 @@
 """Analyzer benchmark: aitrail analyze against a decode-only floor, same bundle, one run.
 
     python bench/analyze_bench.py [--work DIR] [--megabytes 320] [--repeat 3] [--profile NAME]...
+    python bench/analyze_bench.py --profile claude --sizes 10,90,1000   # the cost per row at three sizes
 
 Builds (once per corpus, cached in --work) a home with at least --megabytes
 of agent transcripts, collects it into a bundle, then times side by side:
@@ -407,17 +408,18 @@ def report(stats: dict, results: dict, rows: int, repeat: int) -> str:
         f"{rows:,} timeline rows ({stats['bytes'] / max(rows, 1):.0f} bytes of input per row)",
         f"Median of {repeat} warm-cache runs (one discarded warm-up round).",
         "",
-        "| run | wall (s) | MB/s | rows/s | CPU use | peak memory, process tree PSS (MB) | vs floor |",
-        "|---|---|---|---|---|---|---|",
+        "| run | wall (s) | MB/s | rows/s | CPU use | CPU per row (us) | peak process tree PSS (MB) | vs floor |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     floor_wall = statistics.median(item["wall"] for item in results["floor"])
     names = {"floor": "floor: decompress + json-decode", "aitrail": "aitrail analyze"}
     for key in ("floor", "aitrail"):
         wall = statistics.median(item["wall"] for item in results[key])
         cpu = statistics.median(item["cpu"] / item["wall"] for item in results[key])
+        per_row = statistics.median(item["cpu"] for item in results[key]) / max(rows, 1) * 1e6
         peak = max(item["peak"] for item in results[key]) / 1e6
         lines.append(f"| {names[key]} | {wall:.2f} | {megabytes / wall:.0f} | {rows / wall:,.0f} | {cpu:.2f} | "
-                     f"{peak:.0f} | {wall / floor_wall:.2f}x |")
+                     f"{per_row:.0f} | {peak:.0f} | {wall / floor_wall:.2f}x |")
     return "\n".join(lines)
 
 
@@ -428,11 +430,15 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--profile", choices=sorted(PROFILES), action="append",
                         help="corpus shape (repeatable; default: all)")
+    parser.add_argument("--sizes", help="comma-separated megabytes: one corpus of each size (instead of --megabytes)")
     args = parser.parse_args()
     started = time.time()
+    sizes = [int(size) for size in args.sizes.split(",")] if args.sizes else [args.megabytes]
     for profile in args.profile or sorted(PROFILES):
-        print(run(args.work, args.megabytes, args.repeat, profile))
-        print()
+        for size in sizes:
+            work = args.work / f"{size}mb" if args.sizes else args.work
+            print(run(work, size, args.repeat, profile))
+            print()
     print(f"\n(benchmark took {time.time() - started:.0f} s)", file=sys.stderr)
 
 
