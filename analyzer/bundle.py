@@ -130,6 +130,7 @@ class Bundle:
         self.collection = self._collection()
         self.sources = self._sources()
         self._by_store: dict[str, list[Source]] = {}
+        self._by_location: dict[str, dict[str, list[Source]]] = {}  # store -> location -> sources, when asked
         # keyed by strings the sources already hold, a list only where a key repeats (memory per file)
         self._by_path: dict[str, Source | list[Source]] = {}
         self._by_member: dict[str, Source | list[Source]] = {}
@@ -188,6 +189,19 @@ class Bundle:
     def by_store(self, store: str) -> list[Source]:
         """A new list of the sources collected for ``store``, in files.jsonl order (empty if none)."""
         return list(self._by_store.get(store, ()))
+
+    def by_store_at(self, store: str, location: str) -> list[Source]:
+        """``by_store(store)`` within one location (one home or image), from an index built once per store.
+
+        A join made per location reads only its own sources: a bundle of many
+        homes costs each home its own sources, not every home's.
+        """
+        grouped = self._by_location.get(store)
+        if grouped is None:
+            grouped = self._by_location[store] = {}
+            for source in self._by_store.get(store, ()):
+                grouped.setdefault(source.location, []).append(source)
+        return list(grouped.get(location, ()))
 
     def at(self, location: str, path: str, store: str | None = None) -> Source | None:
         """The first source at ``path`` under ``location`` (in ``store``, if given), or None."""

@@ -217,6 +217,11 @@ class ParseContext:
         qualified = store if "." in store else f"{self.source.agent}.{store}"
         return self.bundle.by_store(qualified)
 
+    def related_here(self, store: str) -> list[Source]:
+        """``related(store)`` within this source's location (the same home or image)."""
+        qualified = store if "." in store else f"{self.source.agent}.{store}"
+        return self.bundle.by_store_at(qualified, self.source.location)
+
     def sibling(self, name: str, store: str | None = None) -> Source | None:
         """A source in the same directory (same location), by file name."""
         path = f"{self.source.directory}/{name}" if self.source.directory else name

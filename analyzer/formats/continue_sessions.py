@@ -93,9 +93,8 @@ def session_index(ctx: ParseContext, index_store: str) -> dict[str, IndexEntry]:
     """The index entries of the same location as the current source (read once per worker)."""
     def load() -> dict[str, IndexEntry]:
         merged: dict[str, IndexEntry] = {}
-        for source in ctx.related(index_store):
-            if source.location == ctx.source.location:
-                merged.update(read_index(ctx, source)[0])
+        for source in ctx.related_here(index_store):
+            merged.update(read_index(ctx, source)[0])
         return merged
 
     return ctx.cached(("continue-index", index_store, ctx.source.location), load)

@@ -43,6 +43,9 @@ class FakeBundle:
     def by_store(self, store: str) -> list[Source]:
         return [source for source in self.sources if source.store == store]
 
+    def by_store_at(self, store: str, location: str) -> list[Source]:
+        return [source for source in self.by_store(store) if source.location == location]
+
     def at(self, location: str, path: str, store: str | None = None) -> Source | None:
         for source in self.sources:
             if source.location == location and source.path == path and (store is None or source.store == store):

@@ -206,3 +206,21 @@ def test_memory_does_not_grow_with_the_number_of_files(tmp_path):
                                                   "--jobs", "1")
         assert code == 0, output
     assert peaks[10_000] - peaks[1] < 60 * 1024, f"{(peaks[10_000] - peaks[1]) / 1024:.0f} MiB more for 10,000 files"
+
+
+def test_sources_of_a_store_within_one_home_are_that_homes_own(tmp_path):
+    """by_store_at: the per-home join lookup (a bundle of many homes reads each home's own, not all of them)."""
+    homes = [FIXTURES / "claude-code" / "current-session" / "home", FIXTURES / "gemini-cli" / "project-map" / "home"]
+    out = tmp_path / "two.tar.zst"
+    arguments = ["collect", "-o", str(out), "--quiet"]
+    for home in [*homes, FIXTURES / "demo-home"]:
+        arguments += ["--home", str(home)]
+    assert CliRunner().invoke(main, arguments).exit_code in (0, 3)
+    with Bundle(str(out)) as bundle:
+        locations = {source.location for source in bundle.sources}
+        stores = {source.store for source in bundle.sources}
+        assert len(locations) >= 2
+        for store in stores:
+            for location in locations:
+                assert bundle.by_store_at(store, location) == [
+                    source for source in bundle.by_store(store) if source.location == location]

@@ -242,4 +242,4 @@ def _ids_of(ctx: ParseContext, source) -> set[str]:
 
 def has_database(ctx: ParseContext) -> bool:
     """Whether the bundle holds an opencode.db (so a session missing from it was deleted or never migrated)."""
-    return bool(ctx.related("opencode_db"))
+    return ctx.cached(("opencode-has-db",), lambda: bool(ctx.related("opencode_db")))  # not a list copy per file
