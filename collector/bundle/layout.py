@@ -171,4 +171,7 @@ class IndexEntry:
 
     def as_record(self) -> dict:
         """The entry as the index's JSON stores it."""
-        return {item.name: getattr(self, item.name) for item in dataclasses.fields(self)}
+        return {name: getattr(self, name) for name in _INDEX_FIELDS}
+
+
+_INDEX_FIELDS = tuple(item.name for item in dataclasses.fields(IndexEntry))  # once, not once per member

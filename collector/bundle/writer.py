@@ -2,7 +2,11 @@
 
 Small members are packed, whole, into blocks of about 1 MiB; each block is one
 zstd frame, compressed on a background thread (zstd releases the GIL, so
-compression overlaps with reading the next files). A member larger than that
+compression overlaps with reading the next files). The same thread joins the
+block and hashes the members added without a digest (hashlib and bytes.join
+release the GIL on large buffers too), so the digest is taken from the very
+bytes stored and the reading thread does not pay for it. Frame boundaries
+depend only on the members' sizes, never on timing. A member larger than that
 gets a frame of its own and is streamed. Either way a frame holds whole tar
 members only, so the analyzer can decompress any member's frame alone, and
 ``tar --zstd`` reads the concatenation as one archive.
@@ -87,9 +91,11 @@ class BundleWriter:
         self._compressor = new_compressor(level)  # streamed members and the tar end (this thread)
         self._block_compressor = new_compressor(level)  # packed frames (the compressing thread only)
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="aitrail-zstd")
-        self._pending: collections.deque[tuple[Future, list[IndexEntry]]] = collections.deque()
+        # (frame being made, its members, those of them whose digest the thread computes)
+        self._pending: collections.deque[tuple[Future, list[IndexEntry], list[IndexEntry]]] = collections.deque()
         self._block: list[bytes] = []
         self._block_entries: list[IndexEntry] = []
+        self._block_unhashed: list[tuple[IndexEntry, bytes | memoryview]] = []  # digests the thread computes
         self._block_size = 0
         self.entries: list[IndexEntry] = []
         self._names: set[str] = set()
@@ -98,48 +104,68 @@ class BundleWriter:
     # -- packed members ---------------------------------------------------------
 
     def add_bytes(self, name: str, data: bytes | memoryview, meta: TarMeta, sha256: str | None = None) -> IndexEntry:
-        """Add a regular file whose bytes are in memory."""
-        header = tar_header(name, len(data), meta)
-        digest = sha256 or hashlib.sha256(data).hexdigest()
-        return self._pack(IndexEntry(name, "file", -1, -1, -1, len(header), len(data), digest),
-                          (header, data, _padding(len(data))))
+        """Add a regular file whose bytes are in memory.
+
+        Without ``sha256`` the digest of ``data`` is computed on the
+        compressing thread; the returned entry's ``sha256`` is set when its
+        frame has been written (at the latest by ``end_frame`` or ``finish``).
+        ``data`` must not change after this call (bytes, or a view of bytes).
+        """
+        size = len(data)
+        header = tar_header(name, size, meta)
+        entry = IndexEntry(name, "file", -1, -1, -1, len(header), size, sha256)
+        self._pack(entry, (header, data, _padding(size)))
+        if sha256 is None:
+            self._block_unhashed.append((entry, data))
+        if self._block_size >= FRAME_TARGET:
+            self._seal_block()
+        return entry
 
     def add_symlink(self, name: str, target: bytes, meta: TarMeta) -> IndexEntry:
         """Add a symlink member (its target only; nothing is read through it)."""
         header = tar_header(name, 0, meta, tarfile.SYMTYPE, os.fsdecode(target))
-        return self._pack(IndexEntry(name, "symlink", -1, -1, -1, len(header), 0, None), (header,))
+        entry = IndexEntry(name, "symlink", -1, -1, -1, len(header), 0, None)
+        self._pack(entry, (header,))
+        if self._block_size >= FRAME_TARGET:
+            self._seal_block()
+        return entry
 
-    def _pack(self, entry: IndexEntry, pieces: tuple[bytes, ...]) -> IndexEntry:
+    def _pack(self, entry: IndexEntry, pieces: tuple[bytes | memoryview, ...]) -> None:
         self._claim(entry.name)
         if self._stream is not None:
             raise RuntimeError("a streamed member is open")
         entry.member_offset = self._block_size
         self._block.extend(pieces)
-        self._block_size += sum(len(piece) for piece in pieces)
+        self._block_size += entry.header_length + entry.size + (-entry.size % BLOCK)
         self._block_entries.append(entry)
         self.entries.append(entry)
-        if self._block_size >= FRAME_TARGET:
-            self._seal_block()
-        return entry
 
     def _seal_block(self) -> None:
-        """Hand the open block to the compressing thread."""
+        """Hand the open block to the compressing thread (where it is joined, hashed and compressed)."""
         if not self._block:
             return
-        data = b"".join(self._block)
-        self._pending.append((self._executor.submit(self._block_compressor.compress, data), self._block_entries))
-        self._block, self._block_entries, self._block_size = [], [], 0
+        job = self._executor.submit(self._compress_block, self._block, [data for _, data in self._block_unhashed])
+        self._pending.append((job, self._block_entries, [entry for entry, _ in self._block_unhashed]))
+        self._block, self._block_entries, self._block_unhashed, self._block_size = [], [], [], 0
         self._drain(COMPRESS_AHEAD)
+
+    def _compress_block(self, pieces: list[bytes | memoryview],
+                        unhashed: list[bytes | memoryview]) -> tuple[bytes, list[str]]:
+        """The compressing thread's work for one block: its frame, and the digests of the members given."""
+        digests = [hashlib.sha256(data).hexdigest() for data in unhashed]
+        return self._block_compressor.compress(b"".join(pieces)), digests
 
     def _drain(self, keep: int = 0) -> None:
         """Write compressed frames, in order, until at most ``keep`` are still queued."""
         while len(self._pending) > keep or (self._pending and self._pending[0][0].done()):
-            future, entries = self._pending.popleft()
-            frame = future.result()
+            future, entries, unhashed = self._pending.popleft()
+            frame, digests = future.result()
             offset = self._file.tell()
             self._file.write(frame)
             for entry in entries:
                 entry.frame_offset, entry.frame_length = offset, len(frame)
+            for entry, digest in zip(unhashed, digests, strict=True):
+                entry.sha256 = digest
 
     def _flush_packed(self) -> None:
         self._seal_block()
