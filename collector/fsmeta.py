@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import operator
 import os
 import stat as stat_module
 import struct
@@ -130,7 +131,7 @@ class Meta:
 
     def differs_from(self, other: Meta) -> bool:
         """Any recorded field differs (birth time aside: one side may not have it)."""
-        return any(getattr(self, name) != getattr(other, name) for name in _COMPARED)
+        return _compared(self) != _compared(other)
 
     def same_content_state(self, other: Meta) -> bool:
         """True when nothing that signals a content change differs."""
@@ -144,6 +145,7 @@ class Meta:
 
 
 _COMPARED = ("mode", "ino", "dev", "nlink", "uid", "gid", "size", "atime_ns", "mtime_ns", "ctime_ns")
+_compared = operator.attrgetter(*_COMPARED)  # one C call for the tuple of compared fields
 _FIELDS = tuple(item.name for item in fields(Meta))
 
 
