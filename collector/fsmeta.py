@@ -149,20 +149,14 @@ _compared = operator.attrgetter(*_COMPARED)  # one C call for the tuple of compa
 _FIELDS = tuple(item.name for item in fields(Meta))
 
 
+_KIND_OF_FORMAT = {stat_module.S_IFREG: "file", stat_module.S_IFDIR: "dir", stat_module.S_IFLNK: "symlink",
+                   stat_module.S_IFIFO: "fifo", stat_module.S_IFSOCK: "socket", stat_module.S_IFCHR: "chardev",
+                   stat_module.S_IFBLK: "blockdev"}
+
+
 def file_kind(mode: int) -> str:
     """file, dir, symlink, fifo, socket, chardev, blockdev or unknown."""
-    for test, name in (
-        (stat_module.S_ISREG, "file"),
-        (stat_module.S_ISDIR, "dir"),
-        (stat_module.S_ISLNK, "symlink"),
-        (stat_module.S_ISFIFO, "fifo"),
-        (stat_module.S_ISSOCK, "socket"),
-        (stat_module.S_ISCHR, "chardev"),
-        (stat_module.S_ISBLK, "blockdev"),
-    ):
-        if test(mode):
-            return name
-    return "unknown"
+    return _KIND_OF_FORMAT.get(stat_module.S_IFMT(mode), "unknown")
 
 
 def lstat_at(dir_fd: int | None, name: str) -> Meta:

@@ -10,7 +10,6 @@ frame is written: the entries get theirs when the payload's last frame is.
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 from dataclasses import dataclass
@@ -96,9 +95,7 @@ def _plan_jobs(entries: list[oc.Entry]) -> tuple[list[_Job], list[tuple[oc.Entry
             duplicates.append((entry, first))
             continue
         first_by_file[file_key] = entry
-        label = entry.target.location.label
-        raw_parts = tuple(os.fsencode(part) for part in entry.parts)
-        jobs.append(_Job(entry, layout.payload_name(label, raw_parts), layout.link_name(label, raw_parts)))
+        jobs.append(_Job(entry, *layout.payload_and_link_names(file_key[0], file_key[1])))  # key[1]: raw parts
     return jobs, duplicates
 
 

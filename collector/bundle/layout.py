@@ -134,6 +134,12 @@ def link_name(label: str, parts: tuple[bytes, ...]) -> str:
     return member_name(LINKS_DIR, label, parts)
 
 
+def payload_and_link_names(label: str, parts: tuple[bytes, ...]) -> tuple[str, str]:
+    """``(payload_name, link_name)`` of one path, escaping its components once for both."""
+    below = label + "/" + "/".join(escape_component(part) for part in parts)
+    return PAYLOAD_DIR + below, LINKS_DIR + below
+
+
 def is_safe_member_name(name: str) -> bool:
     """No absolute paths, no '..', no empty or '.' segments, no control characters."""
     if not name or name.startswith("/") or "\\" in name or _CONTROL.search(name):

@@ -88,6 +88,9 @@ class BundleWriter:
         self.path = path
         fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o644)
         self._file = os.fdopen(fd, "w+b", buffering=1024 * 1024)
+        # Where the next packed frame goes. Kept here rather than asked of the file
+        # for each frame: tell() is a system call, and each one hands the GIL over.
+        self._end = 0
         self._compressor = new_compressor(level)  # streamed members and the tar end (this thread)
         self._block_compressor = new_compressor(level)  # packed frames (the compressing thread only)
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="aitrail-zstd")
@@ -160,8 +163,9 @@ class BundleWriter:
         while len(self._pending) > keep or (self._pending and self._pending[0][0].done()):
             future, entries, unhashed = self._pending.popleft()
             frame, digests = future.result()
-            offset = self._file.tell()
+            offset = self._end
             self._file.write(frame)
+            self._end = offset + len(frame)
             for entry in entries:
                 entry.frame_offset, entry.frame_length = offset, len(frame)
             for entry, digest in zip(unhashed, digests, strict=True):
@@ -219,7 +223,8 @@ class BundleWriter:
         stream.writer.write(_padding(stream.declared))
         stream.writer.flush(zstandard.FLUSH_FRAME)
         self._stream = None
-        entry = IndexEntry(stream.name, "file", stream.offset, self._file.tell() - stream.offset, 0,
+        self._end = self._file.tell()
+        entry = IndexEntry(stream.name, "file", stream.offset, self._end - stream.offset, 0,
                            stream.header_length, stream.declared, sha256)
         self.entries.append(entry)
         return entry
@@ -231,6 +236,7 @@ class BundleWriter:
         self._file.flush()
         self._file.seek(stream.offset)
         self._file.truncate(stream.offset)
+        self._end = stream.offset
         self._names.discard(stream.name)
 
     def _require_stream(self) -> _Stream:
@@ -245,6 +251,8 @@ class BundleWriter:
         self._flush_packed()
         self._executor.shutdown()
         end_offset = self._file.tell()
+        if end_offset != self._end:  # every frame offset in the index was counted, not asked: they must agree
+            raise RuntimeError(f"bundle is {end_offset} bytes, the frames written add up to {self._end}")
         self._file.write(self._compressor.compress(b"\0" * (2 * BLOCK)))
         index = {
             "format": layout.FORMAT_NAME,
