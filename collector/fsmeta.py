@@ -54,11 +54,19 @@ class _Statx(ctypes.Structure):
     ]
 
 
+def _load_libc() -> ctypes.CDLL:
+    try:
+        return ctypes.CDLL("libc.so.6", use_errno=True)
+    except OSError:
+        return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+
+
 def _load_statx():
     if not hasattr(os, "O_NOATIME"):  # not Linux
         return None
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        # glibc's soname first: find_library runs ldconfig in a subprocess (about 10 ms at every start)
+        libc = _load_libc()
         function = libc.statx
     except (OSError, AttributeError):
         return None
