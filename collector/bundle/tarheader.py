@@ -34,15 +34,14 @@ def _record(key: str, value: str) -> bytes:
 # the type flag; the fields that are always the same are written once here.
 _AFTER_TYPE = (b"\0" * 100 + b"ustar\x0000" + b"\0" * 64  # linkname, magic + version, uname, gname
                + b"0000000\0" * 2 + b"\0" * 167)  # devmajor, devminor, prefix, padding
-_CHECKSUM_BLANK = b" " * 8
+_AFTER_TYPE_SUM = sum(_AFTER_TYPE) + 8 * ord(" ")  # with the checksum field counted as eight spaces
 
 
 def _ustar(name: bytes, mode: int, uid: int, gid: int, size: int, mtime: int, typeflag: bytes) -> bytes:
     head = b"%s%07o\0%07o\0%07o\0%011o\0%011o\0" % (name[:100].ljust(100, b"\0"), mode & 0o7777, uid, gid, size,
                                                        mtime)
-    tail = typeflag + _AFTER_TYPE
-    checksum = sum(head) + sum(tail) + 256  # the checksum field counts as eight spaces (8 * 32)
-    return b"%s%06o\0 %s" % (head, checksum, tail)
+    checksum = sum(head) + typeflag[0] + _AFTER_TYPE_SUM
+    return b"%s%06o\0 %s%s" % (head, checksum, typeflag, _AFTER_TYPE)
 
 
 _PAX_NAME = b"././@PaxHeader"
