@@ -6,9 +6,10 @@ Runs ``aitrail collect`` in this process on the bench home (built by
 collect_bench.py) and reports, as medians over the runs, the main thread's
 CPU time in each phase (walk and classify, capture, metadata members, finish,
 sidecar digest) and the compressing thread's CPU time for the packed blocks
-(join, hash, compress). CPU time per thread is far less sensitive to a busy machine than
-wall time: on two cores the wall time is about the main thread's CPU time
-whenever the compressing thread has less to do.
+(the whole job: join, hash, compress; and zstd's compress() alone). CPU time
+per thread is far less sensitive to a busy machine than wall time. Run it
+with PYTHONPATH pointing at an unpacked older collector (collect_bench.py
+--before leaves one in bench/out/collect/rev-*) to measure that one.
 """
 
 from __future__ import annotations
@@ -51,15 +52,25 @@ def one_run(home: Path, work: Path, spent: dict[str, float]) -> dict[str, float]
     return result
 
 
-def _compressing(function, spent: dict[str, float]):
-    """Wrap the compressing thread's job (hash, join, compress one block) to add up its CPU time."""
+def _compressing(function, spent: dict[str, float], name: str):
+    """Wrap a function the compressing thread runs to add up its CPU time under ``name``."""
     def wrapper(*args, **kwargs):
         start = time.thread_time()
         try:
             return function(*args, **kwargs)
         finally:
-            spent["compressing thread: blocks"] += time.thread_time() - start
+            spent[name] += time.thread_time() - start
     return wrapper
+
+
+class _TimedCompressor:
+    """A packed-frame compressor whose compress() adds its CPU time up."""
+
+    def __init__(self, compressor, spent: dict[str, float]):
+        self._compress = _compressing(compressor.compress, spent, "compressing thread: zstd compress")
+
+    def compress(self, data):
+        return self._compress(data)
 
 
 def main() -> None:
@@ -71,9 +82,16 @@ def main() -> None:
     spent: dict[str, float] = defaultdict(float)
     for name, (owner, attribute) in PHASES.items():
         setattr(owner, attribute, _timed(getattr(owner, attribute), name, spent))
-    job = "_compress_block" if hasattr(BundleWriter, "_compress_block") else None
-    if job:
-        setattr(BundleWriter, job, _compressing(getattr(BundleWriter, job), spent))
+    if hasattr(BundleWriter, "_compress_block"):  # the whole job: join, hash, compress
+        BundleWriter._compress_block = _compressing(BundleWriter._compress_block, spent,
+                                                    "compressing thread: block jobs")
+    original_init = BundleWriter.__init__
+
+    def init(self, *args, **kwargs):  # time zstd itself, in any version of the writer
+        original_init(self, *args, **kwargs)
+        self._block_compressor = _TimedCompressor(self._block_compressor, spent)
+
+    BundleWriter.__init__ = init
     runs: list[dict[str, float]] = []
     with tempfile.TemporaryDirectory(dir=args.home.parent) as scratch:
         for attempt in range(args.repeat + 1):  # the first run warms caches and is discarded
@@ -81,7 +99,8 @@ def main() -> None:
             result = one_run(args.home, Path(scratch), spent)
             if attempt:
                 runs.append({**{name: spent[name] for name in PHASES}, **result,
-                             "compressing thread: blocks": spent["compressing thread: blocks"]})
+                             **{name: spent[name] for name in ("compressing thread: block jobs",
+                                                               "compressing thread: zstd compress")}})
     print(f"Median of {args.repeat} in-process runs on {args.home} (CPU seconds unless noted)\n")
     print("| part | seconds |\n|---|---|")
     for name in runs[0]:
