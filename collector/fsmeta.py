@@ -14,6 +14,7 @@ import operator
 import os
 import stat as stat_module
 import struct
+import sys
 import threading
 from dataclasses import dataclass, fields
 
@@ -76,6 +77,14 @@ def _load_statx():
 
 
 _STATX = _load_statx()
+_FS_ENCODING, _FS_ERRORS = sys.getfilesystemencoding(), sys.getfilesystemencodeerrors()
+
+
+def fsencode(name: str | bytes) -> bytes:
+    """``os.fsencode`` for the names the walk yields, as one C call for a str (fsencode is Python code)."""
+    if name.__class__ is str:
+        return name.encode(_FS_ENCODING, _FS_ERRORS)
+    return os.fsencode(name)
 
 # The fields of struct statx that Meta needs, read in one unpack instead of a
 # ctypes attribute access each (same offsets as _Statx; a test compares them):
@@ -172,7 +181,7 @@ def lstat_at(dir_fd: int | None, name: str) -> Meta:
     if _STATX is not None:
         buffers = _BUFFERS
         fd = dir_fd if dir_fd is not None else -100  # AT_FDCWD
-        result = _STATX(fd, os.fsencode(name), AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS | STATX_BTIME, buffers.pointer)
+        result = _STATX(fd, fsencode(name), AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS | STATX_BTIME, buffers.pointer)
         if result == 0:
             return _from_statx(buffers.buffer)
         errno = ctypes.get_errno()

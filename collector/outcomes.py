@@ -28,7 +28,7 @@ from aitrail.collector.bundle.vocabulary import (  # noqa: F401 - the vocabulary
     TOO_LARGE,
     VANISHED,
 )
-from aitrail.collector.fsmeta import Meta
+from aitrail.collector.fsmeta import Meta, fsencode
 from aitrail.collector.plan import Target
 
 
@@ -67,7 +67,7 @@ class Entry:
     @cached_property
     def key(self) -> tuple:
         """Sort key: location, raw path bytes, agent, store (deterministic order)."""
-        return (self.target.location.label, tuple(os.fsencode(part) for part in self.parts),
+        return (self.target.location.label, tuple([fsencode(part) for part in self.parts]),
                 self.target.agent, self.target.store)
 
     @cached_property
