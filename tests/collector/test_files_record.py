@@ -1,4 +1,4 @@
-"""files.jsonl's fast renderer writes exactly ``json.dumps(entry.as_record(), sort_keys=True, ensure_ascii=False)``."""
+"""The fast renderers write exactly what json.dumps writes: files.jsonl lines and the bundle index."""
 
 from __future__ import annotations
 
@@ -9,6 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from aitrail.collector import outcomes as oc
+from aitrail.collector.bundle import layout
+from aitrail.collector.bundle.layout import IndexEntry
+from aitrail.collector.bundle.writer import index_json
 from aitrail.collector.catalog_schema import Store
 from aitrail.collector.fsmeta import Meta
 from aitrail.collector.metadata import files_jsonl
@@ -75,3 +78,14 @@ def test_rendered_lines_equal_json_dumps_of_the_record(data):
 
 def test_no_entries_is_an_empty_member():
     assert files_jsonl([]) == b""
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.builds(IndexEntry, name=TEXT, type=st.sampled_from(["file", "symlink"]), frame_offset=INT,
+                          frame_length=INT, member_offset=INT, header_length=INT, size=INT,
+                          sha256=st.one_of(st.none(), st.just("cd" * 32), TEXT)), max_size=5),
+       st.fixed_dictionaries({"frame_offset": INT, "frame_length": INT}))
+def test_index_json_equals_json_dumps_of_the_index(members, end):
+    index = {"format": layout.FORMAT_NAME, "version": layout.FORMAT_VERSION,
+             "members": [member.as_record() for member in members], "end": end}
+    assert index_json(members, end) == json.dumps(index, sort_keys=True, separators=(",", ":")).encode()
