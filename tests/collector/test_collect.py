@@ -458,3 +458,18 @@ def test_progress_goes_to_stderr_at_most_once_a_second(monkeypatch, capsys):
     quiet = pipeline.Progress(total=1, enabled=False)  # --quiet: never a line, however long it takes
     quiet.step(1)
     assert capsys.readouterr().err == ""
+
+
+def test_garbage_collector_thresholds_are_restored_after_a_run(cli, home, tmp_path):
+    import gc
+
+    before = gc.get_threshold()
+    assert toy_collect(cli, home, tmp_path / "b.tar.zst").exit_code == 0
+    assert gc.get_threshold() == before
+    from aitrail.collector import collect
+
+    options = collect.CollectOptions(output=str(tmp_path / "missing-dir" / "b.tar.zst"), homes=[str(home)],
+                                     catalog_dir=str(TOY_CATALOG), progress=False)
+    with pytest.raises(OSError):  # the bundle cannot be created: a failed run restores them too
+        collect.run(options)
+    assert gc.get_threshold() == before
