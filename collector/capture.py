@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import IO
 
 from aitrail.collector.bundle.layout import IndexEntry
-from aitrail.collector.bundle.writer import BundleWriter, TarMeta
+from aitrail.collector.bundle.writer import BundleWriter, HeaderFields
 from aitrail.collector.fsmeta import Meta, fstat_meta, lstat_at, meta_of_stat
 from aitrail.collector.walk import Tree
 
@@ -90,10 +90,9 @@ class Capture:
         return None
 
 
-def tar_meta(meta: Meta) -> TarMeta:
-    """The tar header fields of a file's lstat."""
-    return TarMeta(mode=meta.mode, uid=meta.uid, gid=meta.gid, mtime_ns=meta.mtime_ns,
-                   atime_ns=meta.atime_ns, ctime_ns=meta.ctime_ns)
+def tar_meta(meta: Meta) -> HeaderFields:
+    """The tar header fields of a file's lstat: the Meta itself, which has every field a header needs."""
+    return meta
 
 
 class Capturer:

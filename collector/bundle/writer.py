@@ -28,6 +28,7 @@ import tarfile
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from json.encoder import encode_basestring_ascii  # what json.dumps uses for str by default
+from typing import Protocol
 
 import zstandard
 
@@ -37,6 +38,17 @@ from aitrail.collector.bundle.tarheader import BLOCK, ns_text, regular_file_head
 
 FRAME_TARGET = 1024 * 1024  # bytes of tar stream per packed frame
 COMPRESS_AHEAD = 4  # frames queued for the compressing thread
+
+
+class HeaderFields(Protocol):
+    """What a tar header is built from: TarMeta, or the collector's lstat record (fsmeta.Meta) as it is."""
+
+    mode: int
+    uid: int
+    gid: int
+    mtime_ns: int
+    atime_ns: int | None
+    ctime_ns: int | None
 
 
 @dataclass(frozen=True)
@@ -51,7 +63,7 @@ class TarMeta:
     ctime_ns: int | None = None
 
 
-def tar_header(name: str, size: int, meta: TarMeta, kind: bytes = tarfile.REGTYPE, linkname: str = "") -> bytes:
+def tar_header(name: str, size: int, meta: HeaderFields, kind: bytes = tarfile.REGTYPE, linkname: str = "") -> bytes:
     """A pax tar header; times keep full ns precision in pax records."""
     if kind == tarfile.REGTYPE:
         return regular_file_header(name, size, meta.mode, meta.uid, meta.gid, meta.mtime_ns,
@@ -134,7 +146,8 @@ class BundleWriter:
 
     # -- packed members ---------------------------------------------------------
 
-    def add_bytes(self, name: str, data: bytes | memoryview, meta: TarMeta, sha256: str | None = None) -> IndexEntry:
+    def add_bytes(self, name: str, data: bytes | memoryview, meta: HeaderFields,
+                  sha256: str | None = None) -> IndexEntry:
         """Add a regular file whose bytes are in memory.
 
         Without ``sha256`` the digest of ``data`` is computed on the
@@ -152,7 +165,7 @@ class BundleWriter:
             self._seal_block()
         return entry
 
-    def add_symlink(self, name: str, target: bytes, meta: TarMeta) -> IndexEntry:
+    def add_symlink(self, name: str, target: bytes, meta: HeaderFields) -> IndexEntry:
         """Add a symlink member (its target only; nothing is read through it)."""
         header = tar_header(name, 0, meta, tarfile.SYMTYPE, os.fsdecode(target))
         entry = IndexEntry(name, "symlink", -1, -1, -1, len(header), 0, None)
@@ -209,7 +222,7 @@ class BundleWriter:
 
     # -- streamed members -------------------------------------------------------
 
-    def add_file_object(self, name: str, source: io.BufferedIOBase, size: int, meta: TarMeta,
+    def add_file_object(self, name: str, source: io.BufferedIOBase, size: int, meta: HeaderFields,
                         sha256: str) -> IndexEntry:
         """Add a regular file from a spool whose length and digest are already known."""
         self.begin_stream(name, size, meta)
@@ -222,7 +235,7 @@ class BundleWriter:
             remaining -= len(chunk)
         return self.end_stream(sha256)
 
-    def begin_stream(self, name: str, declared_size: int, meta: TarMeta) -> None:
+    def begin_stream(self, name: str, declared_size: int, meta: HeaderFields) -> None:
         """Start a member, in a frame of its own, whose data will add up to ``declared_size``."""
         if self._stream is not None:
             raise RuntimeError("a streamed member is already open")
