@@ -1,6 +1,6 @@
 """Collection benchmark: aitrail collect against tar --zstd + sha256sum, same files, one run.
 
-    python bench/collect_bench.py [--work DIR] [--repeat 3]
+    python bench/collect_bench.py [--work DIR] [--repeat 3] [--before REV]
 
 Builds (once, cached in --work) a synthetic home with about 10,000 agent files
 and 150 MB of JSONL and SQLite, plus a second copy of the same home with
@@ -11,8 +11,10 @@ glob names. Then, side by side with warm page caches:
 * baseline: tar --zstd -cf B.tar.zst -T <the files aitrail collected>, then
             sha256sum of the same files
 
-and aitrail again on the home with the unrelated files. Prints a Markdown
-table (median wall time, peak RSS) for docs/performance.md. Timings are for
+and aitrail again on the home with the unrelated files (and, with --before REV,
+the collector of an earlier commit on the plain home, interleaved, so a change
+is measured against its baseline in one run). Prints a Markdown
+table (median wall time, CPU time, peak RSS) for docs/performance.md. Timings are for
 reading, never for pass/fail tests.
 """
 
@@ -41,7 +43,8 @@ import resource, subprocess, sys, time
 start = time.perf_counter()
 code = subprocess.call(sys.argv[1:], stdout=subprocess.DEVNULL)
 wall = time.perf_counter() - start
-print(wall, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, code)
+usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(wall, usage.ru_maxrss, code, usage.ru_utime + usage.ru_stime)
 """
 
 
@@ -120,14 +123,31 @@ def add_unrelated(home: Path, count: int = 200_000) -> None:
         path.write_bytes(b"c" * 64)
 
 
-def measure(command: list[str]) -> tuple[float, int, int]:
-    out = subprocess.run([sys.executable, "-c", RUN, *command], capture_output=True, text=True, check=True)
-    wall, rss, code = out.stdout.split()
-    return float(wall), int(rss), int(code)
+def measure(command: list[str], env: dict | None = None) -> tuple[float, int, int, float]:
+    """Wall time, peak RSS (KiB), exit code and CPU time (user + system, s) of one command."""
+    out = subprocess.run([sys.executable, "-c", RUN, *command], capture_output=True, text=True, check=True, env=env)
+    wall, rss, code, cpu = out.stdout.split()
+    return float(wall), int(rss), int(code), float(cpu)
 
 
 def aitrail_command(home: Path, output: Path) -> list[str]:
     return [sys.executable, "-m", "aitrail.collector.cli", "collect", "--home", str(home), "-o", str(output), "--quiet"]
+
+
+def before_env(work: Path, revision: str) -> dict:
+    """An environment that runs the collector of an earlier commit (its collector/ and catalog/, unpacked)."""
+    repo = Path(__file__).resolve().parent.parent
+    commit = subprocess.run(["git", "-C", str(repo), "rev-parse", "--short", revision], capture_output=True,
+                            text=True, check=True).stdout.strip()
+    tree = work / f"rev-{commit}"
+    if not (tree / "aitrail" / "collector").is_dir():
+        (tree / "aitrail").mkdir(parents=True, exist_ok=True)
+        archive = subprocess.run(["git", "-C", str(repo), "archive", commit, "collector", "catalog"],
+                                 capture_output=True, check=True).stdout
+        subprocess.run(["tar", "-x", "-C", str(tree / "aitrail")], input=archive, check=True)
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(tree)  # found before the installed (editable) aitrail
+    return env
 
 
 def collected_files(bundle: Path, home: Path) -> Path:
@@ -144,7 +164,8 @@ def collected_files(bundle: Path, home: Path) -> Path:
     return listing
 
 
-def run(work: Path, repeat: int) -> str:
+def build(work: Path) -> dict:
+    """The two homes (built once into ``work``) and their size."""
     plain, noisy = work / "home-plain", work / "home-noisy"
     if not (work / "built.json").exists():
         shutil.rmtree(work, ignore_errors=True)
@@ -153,49 +174,66 @@ def run(work: Path, repeat: int) -> str:
         shutil.copytree(plain, noisy, symlinks=True)
         add_unrelated(noisy)
         (work / "built.json").write_text(json.dumps(stats))
-    stats = json.loads((work / "built.json").read_text())
+    return json.loads((work / "built.json").read_text())
+
+
+def run(work: Path, repeat: int, before: str | None = None) -> str:
+    stats = build(work)
+    plain, noisy = work / "home-plain", work / "home-noisy"
     scratch = Path(tempfile.mkdtemp(dir=work))
-    rows: dict[str, list[tuple[float, int]]] = {"aitrail": [], "baseline": [], "aitrail-noisy": []}
+    rows: dict[str, list[tuple[float, int, float]]] = {"aitrail": [], "baseline": [], "aitrail-noisy": []}
+    old_env = before_env(work, before) if before else None
+    if old_env:
+        rows["before"] = []
     listing = None
     for attempt in range(repeat + 1):  # the first round warms the page cache and is discarded
         bundle = scratch / f"a{attempt}.tar.zst"
-        wall, rss, code = measure(aitrail_command(plain, bundle))
+        wall, rss, code, cpu = measure(aitrail_command(plain, bundle))
         assert code == 0, code
         listing = listing or collected_files(bundle, plain)
         tar_out = scratch / f"t{attempt}.tar.zst"
-        tar_wall, tar_rss, _ = measure(["tar", "--zstd", "--null", "-cf", str(tar_out), "-T", str(listing)])
-        sum_wall, sum_rss, _ = measure(["sh", "-c", f"xargs -0 sha256sum < '{listing}' > /dev/null"])
-        noisy_wall, noisy_rss, code = measure(aitrail_command(noisy, scratch / f"n{attempt}.tar.zst"))
+        tar_wall, tar_rss, _, tar_cpu = measure(["tar", "--zstd", "--null", "-cf", str(tar_out), "-T", str(listing)])
+        sum_wall, sum_rss, _, sum_cpu = measure(["sh", "-c", f"xargs -0 sha256sum < '{listing}' > /dev/null"])
+        noisy_wall, noisy_rss, code, noisy_cpu = measure(aitrail_command(noisy, scratch / f"n{attempt}.tar.zst"))
         assert code == 0, code
+        if old_env:
+            old = measure(aitrail_command(plain, scratch / f"o{attempt}.tar.zst"), old_env)
+            assert old[2] == 0, old[2]
         if attempt:
-            rows["aitrail"].append((wall, rss))
-            rows["baseline"].append((tar_wall + sum_wall, max(tar_rss, sum_rss)))
-            rows["aitrail-noisy"].append((noisy_wall, noisy_rss))
+            rows["aitrail"].append((wall, rss, cpu))
+            rows["baseline"].append((tar_wall + sum_wall, max(tar_rss, sum_rss), tar_cpu + sum_cpu))
+            rows["aitrail-noisy"].append((noisy_wall, noisy_rss, noisy_cpu))
+            if old_env:
+                rows["before"].append((old[0], old[1], old[3]))
         for path in scratch.glob("*.tar.zst*"):
             path.unlink()
     shutil.rmtree(scratch)
-    return report(stats, rows, repeat)
+    return report(stats, rows, repeat, before)
 
 
-def report(stats: dict, rows: dict, repeat: int) -> str:
-    median = {name: statistics.median(w for w, _ in values) for name, values in rows.items()}
-    peak = {name: max(r for _, r in values) for name, values in rows.items()}
+def report(stats: dict, rows: dict, repeat: int, before: str | None = None) -> str:
+    median = {name: statistics.median(w for w, _, _ in values) for name, values in rows.items()}
+    peak = {name: max(r for _, r, _ in values) for name, values in rows.items()}
+    cpu = {name: statistics.median(c for _, _, c in values) for name, values in rows.items()}
     zstd = subprocess.run(["zstd", "--version"], capture_output=True, text=True).stdout.strip()
     lines = [
         f"Machine: {os.cpu_count()} CPUs, {platform.machine()}, Linux {platform.release()}, "
         f"Python {platform.python_version()}, {zstd}",
         f"Data: {stats['files']} agent files, {stats['bytes'] / 1e6:.0f} MB (JSONL + SQLite); "
         "noisy home adds 200,000 unrelated files",
-        f"Median of {repeat} warm-cache runs (one discarded warm-up round).",
+        f"Median of {repeat} warm-cache runs (one discarded warm-up round); CPU time is user + system of the "
+        "process tree.",
         "",
-        "| run | wall time (s) | peak RSS (MB) | vs baseline |",
-        "|---|---|---|---|",
+        "| run | wall time (s) | CPU time (s) | peak RSS (MB) | vs baseline |",
+        "|---|---|---|---|---|",
     ]
-    names = {"baseline": "tar --zstd -cf + sha256sum (baseline)", "aitrail": "aitrail collect",
-             "aitrail-noisy": "aitrail collect, +200,000 unrelated files"}
-    for key in ("baseline", "aitrail", "aitrail-noisy"):
+    names = {"baseline": "tar --zstd -cf + sha256sum (baseline)", "before": f"aitrail collect at {before}",
+             "aitrail": "aitrail collect", "aitrail-noisy": "aitrail collect, +200,000 unrelated files"}
+    for key in ("baseline", "before", "aitrail", "aitrail-noisy"):
+        if key not in rows:
+            continue
         ratio = median[key] / median["baseline"]
-        lines.append(f"| {names[key]} | {median[key]:.2f} | {peak[key] / 1024:.0f} | {ratio:.2f}x |")
+        lines.append(f"| {names[key]} | {median[key]:.2f} | {cpu[key]:.2f} | {peak[key] / 1024:.0f} | {ratio:.2f}x |")
     lines.append("")
     lines.append("Unrelated files change aitrail's time by "
                  f"{100 * (median['aitrail-noisy'] / median['aitrail'] - 1):+.1f}%.")
@@ -206,9 +244,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--work", type=Path, default=Path(__file__).resolve().parent / "out" / "collect")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--before", metavar="REV", help="also time the collector of this git revision, interleaved")
     args = parser.parse_args()
     started = time.time()
-    print(run(args.work, args.repeat))
+    print(run(args.work, args.repeat, args.before))
     print(f"\n(benchmark took {time.time() - started:.0f} s)", file=sys.stderr)
 
 

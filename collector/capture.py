@@ -8,20 +8,31 @@ the inode that was ``lstat``-ed; read to end of file; ``fstat`` and ``lstat``
 again. The bytes stored are exactly the bytes read, the digest is theirs,
 and any difference between the before and after states flags the file as
 changed during read, with both states recorded.
+
+A file read into memory is hashed once, whole, from the one immutable
+``bytes`` object that is then stored. A large one (HASHED_BY_WRITER bytes or
+more) is left to the bundle writer, which hashes it on its compressing thread
+from the same object, in parallel with the next reads; small ones are hashed
+here, because handing the GIL to that thread for each of thousands of small
+digests costs more than the digests (measured: bench/collect-notes.md).
+Files that are streamed or spooled are hashed here, as read. The parent
+directory's descriptor is looked up once per file and every call of the
+sequence is made relative to it.
 """
 
 from __future__ import annotations
 
 import errno as errno_module
 import hashlib
-import io
 import os
+import stat as stat_module
 import tempfile
 from dataclasses import dataclass, field
 from typing import IO
 
-from aitrail.collector.bundle.writer import BundleWriter, TarMeta
-from aitrail.collector.fsmeta import Meta, fstat_meta, quick_lstat_at
+from aitrail.collector.bundle.layout import IndexEntry
+from aitrail.collector.bundle.writer import BundleWriter, HeaderFields
+from aitrail.collector.fsmeta import Meta, fstat_meta, lstat_at, meta_of_stat
 from aitrail.collector.walk import Tree
 
 O_NOATIME = getattr(os, "O_NOATIME", 0)
@@ -29,6 +40,11 @@ _OPEN_FLAGS = (
     os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
 )
 CHUNK = 1024 * 1024
+# A small file is read with requests of its expected remaining length + 1 (at
+# least this much), not CHUNK: a 1 MiB request for a 12 KB file costs an
+# allocation of 1 MiB per read(), about twice the time of the read itself.
+READ_AT_LEAST = 64 * 1024
+HASHED_BY_WRITER = 1024 * 1024  # in-memory files at least this large are hashed on the compressing thread
 IN_MEMORY_LIMIT = 16 * 1024 * 1024  # larger files stream straight into the bundle
 # A file still growing while read is read to its size at the first lstat plus
 # this margin, then left (docs/bundle-format.md, "Files that change while read"):
@@ -44,7 +60,7 @@ class Capture:
     before: Meta | None = None
     after: Meta | None = None
     size: int = 0
-    sha256: str | None = None
+    sha256: str | None = None  # None for large bytes in ``data``: the writer hashes them (see write_to)
     noatime: bool = False
     attempts: int = 0
     error: OSError | None = None
@@ -53,24 +69,30 @@ class Capture:
     data: bytes | None = None  # bytes read, not yet written (a reader thread hands them over)
     spool: IO[bytes] | None = None  # the same, for a file that outgrew memory while read
 
-    def write_to(self, writer: BundleWriter, member: str, link_member: str) -> None:
-        """Write what was read to the bundle (the writing thread's half of a capture)."""
+    def write_to(self, writer: BundleWriter, member: str, link_member: str) -> IndexEntry | None:
+        """Write what was read to the bundle; the member written, if any.
+
+        For bytes in memory the member's ``sha256`` is filled in by the writer
+        once their frame is written (``BundleWriter.end_frame``).
+        """
         if self.link_target is not None and self.outcome == "symlink":
-            writer.add_symlink(link_member, self.link_target, tar_meta(self.before))
-        elif self.data is not None:
-            writer.add_bytes(member, self.data, tar_meta(self.before), self.sha256)
+            return writer.add_symlink(link_member, self.link_target, tar_meta(self.before))
+        if self.data is not None:
+            stored = writer.add_bytes(member, self.data, tar_meta(self.before), self.sha256)
             self.data = None
-        elif self.spool is not None:
+            return stored
+        if self.spool is not None:
             with self.spool:
                 self.spool.seek(0)
-                writer.add_file_object(member, self.spool, self.size, tar_meta(self.before), self.sha256)
+                stored = writer.add_file_object(member, self.spool, self.size, tar_meta(self.before), self.sha256)
             self.spool = None
+            return stored
+        return None
 
 
-def tar_meta(meta: Meta) -> TarMeta:
-    """The tar header fields of a file's lstat."""
-    return TarMeta(mode=meta.mode, uid=meta.uid, gid=meta.gid, mtime_ns=meta.mtime_ns,
-                   atime_ns=meta.atime_ns, ctime_ns=meta.ctime_ns)
+def tar_meta(meta: Meta) -> HeaderFields:
+    """The tar header fields of a file's lstat: the Meta itself, which has every field a header needs."""
+    return meta
 
 
 class Capturer:
@@ -89,24 +111,26 @@ class Capturer:
         self.forbidden = forbidden or {}
 
     def capture(self, parts: tuple[str, ...], member: str) -> Capture:
-        """Read one matched path (file or link) and say what happened."""
+        """Read one matched path (file or link) and say what happened; ``parts`` names something below the location."""
+        name = parts[-1]
         try:
-            before = self.tree.lstat(parts, birth=True)
+            parent = self.tree.dir_fd(parts[:-1])  # opened without following links
+            before = lstat_at(parent, name)
         except FileNotFoundError as exc:
             return Capture("vanished", error=exc)
         except OSError as exc:
             return Capture(_failure_outcome(exc), error=exc)
         if before.kind == "symlink":
-            return self._capture_link(parts, before)
+            return self._capture_link(parent, name, before)
         if before.kind != "file":
             return Capture("special_file", before=before, notes=[f"{before.kind}: recorded from lstat, never opened"])
-        return self._capture_regular(parts, before, member)
+        return self._capture_regular(parent, name, before, member)
 
     # -- symlinks -------------------------------------------------------------------
 
-    def _capture_link(self, parts, before: Meta) -> Capture:
+    def _capture_link(self, parent: int, name: str, before: Meta) -> Capture:
         try:
-            target = os.readlink(os.fsencode(parts[-1]), dir_fd=self.tree.dir_fd(parts[:-1]))
+            target = os.readlink(os.fsencode(name), dir_fd=parent)
         except FileNotFoundError as exc:
             return Capture("vanished", before=before, error=exc)
         except OSError as exc:
@@ -115,19 +139,19 @@ class Capturer:
 
     # -- regular files --------------------------------------------------------------
 
-    def _open(self, parts) -> tuple[int, bool]:
-        parent = self.tree.dir_fd(parts[:-1])
+    @staticmethod
+    def _open(parent: int, name: str) -> tuple[int, bool]:
         if O_NOATIME:
             try:
-                return os.open(parts[-1], _OPEN_FLAGS | O_NOATIME, dir_fd=parent), True
+                return os.open(name, _OPEN_FLAGS | O_NOATIME, dir_fd=parent), True
             except PermissionError as exc:
                 if exc.errno != errno_module.EPERM:  # EACCES is a real denial
                     raise
-        return os.open(parts[-1], _OPEN_FLAGS, dir_fd=parent), False
+        return os.open(name, _OPEN_FLAGS, dir_fd=parent), False
 
-    def _capture_regular(self, parts, before: Meta, member: str) -> Capture:
+    def _capture_regular(self, parent: int, name: str, before: Meta, member: str) -> Capture:
         try:
-            fd, noatime = self._open(parts)
+            fd, noatime = self._open(parent, name)
         except FileNotFoundError as exc:
             return Capture("vanished", before=before, error=exc)
         except OSError as exc:
@@ -136,11 +160,12 @@ class Capturer:
                                notes=["replaced by a symlink between lstat and open: not followed"])
             return Capture(_failure_outcome(exc), before=before, error=exc)
         try:
-            opened = fstat_meta(fd)
-            if opened.kind != "file" or opened.ino != before.ino or opened.dev != before.dev:
-                return Capture("changed_during_read", before=before, after=opened, noatime=noatime,
-                               notes=[f"replaced between lstat and open (now {opened.kind}): not read"])
-            credential = self.forbidden.get((opened.dev, opened.ino))
+            opened = os.fstat(fd)  # the raw result: a Meta is built only if it differs
+            if not stat_module.S_ISREG(opened.st_mode) or opened.st_ino != before.ino or opened.st_dev != before.dev:
+                now = meta_of_stat(opened)
+                return Capture("changed_during_read", before=before, after=now, noatime=noatime,
+                               notes=[f"replaced between lstat and open (now {now.kind}): not read"])
+            credential = self.forbidden.get((opened.st_dev, opened.st_ino))
             if credential is not None:
                 return Capture("never_collect", before=before, noatime=noatime,
                                notes=[f"the same file (device and inode) as the credential {credential}: never read"])
@@ -149,7 +174,7 @@ class Capturer:
             else:
                 result = self._read_streaming(fd, before, member)
             result.noatime = noatime
-            result.after = self._state_after(parts, fd, result)
+            result.after = self._state_after(parent, name, fd, result)
             if result.after is not None and not before.same_content_state(result.after):
                 result.outcome = "changed_during_read"
                 result.notes.append("lstat after the read differs from lstat before it")
@@ -161,43 +186,47 @@ class Capturer:
         finally:
             os.close(fd)
 
-    def _state_after(self, parts, fd: int, result: Capture) -> Meta | None:
+    @staticmethod
+    def _state_after(parent: int, name: str, fd: int, result: Capture) -> Meta | None:
         after_fd = fstat_meta(fd)
         try:
-            after_path = quick_lstat_at(self.tree.dir_fd(parts[:-1]), parts[-1])
+            after_path = os.stat(name, dir_fd=parent, follow_symlinks=False)  # only its inode is compared
         except OSError:
             result.notes.append("path gone or unreadable after the read (file unlinked or renamed)")
             return after_fd
-        if after_path.ino != after_fd.ino:
+        if after_path.st_ino != after_fd.ino:
             result.notes.append("path names another inode after the read (file replaced)")
         return after_fd
 
     def _read_small(self, fd: int, before: Meta, member: str) -> Capture:
-        buffer = io.BytesIO()
-        hasher = hashlib.sha256()
+        """Read to end of file (at most the read limit) into one ``bytes``; hash it (or leave that to the writer)."""
+        chunks: list[bytes] = []
+        size = 0
         limit = read_limit(before)
-        while buffer.tell() < limit:
-            chunk = os.read(fd, min(CHUNK, limit - buffer.tell()))
+        while size < limit:
+            chunk = os.read(fd, min(CHUNK, limit - size, max(before.size - size + 1, READ_AT_LEAST)))
             if not chunk:
                 break
-            hasher.update(chunk)
-            buffer.write(chunk)
-            if buffer.tell() > IN_MEMORY_LIMIT:
-                return self._continue_in_spool(fd, before, member, buffer, hasher)
-        data = buffer.getvalue()
-        size = len(data)
+            chunks.append(chunk)
+            size += len(chunk)
+            if size > IN_MEMORY_LIMIT:
+                return self._continue_in_spool(fd, before, member, chunks, size)
+        data = chunks[0] if len(chunks) == 1 else b"".join(chunks)  # one chunk: no copy
         notes = [] if size == before.size else [f"read {size} bytes, lstat said {before.size}"]
-        capture = Capture("collected", before=before, size=size, sha256=hasher.hexdigest(), attempts=1, data=data,
-                          notes=notes)
+        digest = hashlib.sha256(data).hexdigest() if size < HASHED_BY_WRITER else None
+        capture = Capture("collected", before=before, size=size, sha256=digest, attempts=1, data=data, notes=notes)
         _note_if_cut(fd, size, limit, capture)
         return capture
 
-    def _continue_in_spool(self, fd, before, member, buffer: io.BytesIO, hasher) -> Capture:
-        """A small file that grew past the in-memory limit while being read."""
+    def _continue_in_spool(self, fd, before, member, chunks: list[bytes], offset: int) -> Capture:
+        """A small file that grew past the in-memory limit while being read: spooled, and hashed here."""
         spool = tempfile.TemporaryFile(dir=self.spool_dir)  # closed by Capture.write_to
-        spool.write(buffer.getbuffer())
+        hasher = hashlib.sha256()
+        for chunk in chunks:
+            hasher.update(chunk)
+            spool.write(chunk)
         limit = read_limit(before)
-        size = _spool_from(fd, buffer.tell(), spool, hasher, limit)
+        size = _spool_from(fd, offset, spool, hasher, limit)
         capture = Capture("changed_during_read", before=before, size=size, sha256=hasher.hexdigest(), attempts=1,
                           spool=spool, notes=[f"grew while read: read {size} bytes, lstat said {before.size}"])
         _note_if_cut(fd, size, limit, capture)

@@ -25,6 +25,12 @@ from aitrail.collector.globs import is_literal, segment_regex
 from aitrail.collector.plan import Target
 from aitrail.collector.walk import Match, Tree
 
+# Listing kinds (Tree.listdir) that _visit drops at once: those that cannot be a
+# directory on the way to a match (_visit_directory), and a directory where the
+# matched file must be.
+_NEVER_ON_THE_WAY = frozenset({"file", "other"})
+_NEVER_THE_FILE = frozenset({"dir"})
+
 
 @dataclass(frozen=True)
 class _Task:
@@ -83,8 +89,11 @@ class Expander:
             self._visit(task, task.here + (segment,), None, rest, stack, out)
         else:
             pattern = segment_regex(segment)
+            # Kinds _visit would drop without looking (a file where a directory must be, a
+            # directory where the file must be), skipped before the name is matched at all.
+            ignored = _NEVER_ON_THE_WAY if rest else _NEVER_THE_FILE
             for name, kind in self._children(task, out):
-                if pattern.match(name):
+                if kind not in ignored and pattern.match(name):
                     self._visit(task, task.here + (name,), kind, rest, stack, out)
 
     def _step_globstar(self, task: _Task, rest: tuple[str, ...], stack: list[_Task], out: list[Match]) -> None:

@@ -39,11 +39,9 @@ def payload_manifest(entries: list[oc.Entry]) -> bytes:
 
 
 def files_jsonl(entries: list[oc.Entry]) -> bytes:
-    """aitrail/files.jsonl: one JSON line per match, in entry order."""
-    return b"".join(
-        (json.dumps(entry.as_record(), sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8")
-        for entry in entries
-    )
+    """aitrail/files.jsonl: one JSON line per match, in entry order (``json.dumps`` of ``Entry.as_record``)."""
+    renderer = oc.RecordRenderer()
+    return "".join([renderer.line(entry) + "\n" for entry in entries]).encode("utf-8")
 
 
 def _payload_oxum(entries: list[oc.Entry]) -> tuple[int, int]:

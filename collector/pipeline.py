@@ -1,20 +1,22 @@
 """Phase 2: read each file once, in order, and hand its bytes to the bundle writer.
 
-Reading, hashing and the bookkeeping happen on this thread; the writer
+Reading and the bookkeeping happen on this thread; the writer hashes and
 compresses packed frames on a thread of its own, so the two overlap on two
-cores. Files are read in the entries' order (location, raw path bytes), so the
-archive order is the same whatever the timing.
+cores (files streamed or spooled are hashed here as they are read). Files are
+read in the entries' order (location, raw path bytes), so the archive order is
+the same whatever the timing. A digest the writer computes is known once the
+frame is written: the entries get theirs when the payload's last frame is.
 """
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 from dataclasses import dataclass
 
 from aitrail.collector import outcomes as oc
 from aitrail.collector.bundle import layout
+from aitrail.collector.bundle.layout import IndexEntry
 from aitrail.collector.bundle.writer import BundleWriter
 from aitrail.collector.capture import Capture, Capturer
 from aitrail.collector.walk import Tree
@@ -54,18 +56,27 @@ def capture_all(entries: list[oc.Entry], writer: BundleWriter, spool_dir: str, p
     """
     jobs, duplicates = _plan_jobs(entries)
     progress = Progress(len(jobs), progress_enabled)
-    trees: dict[str, Tree] = {}
+    capturers: dict[str, Capturer] = {}
+    hashed_by_writer: list[tuple[oc.Entry, IndexEntry]] = []
     try:
         for job in jobs:
             location = job.entry.target.location
-            tree = trees.setdefault(location.label, Tree(location))
-            capture = Capturer(tree, spool_dir, writer, forbidden or {}).capture(job.entry.parts, job.member)
-            capture.write_to(writer, job.member, job.link_member)
-            _record(job, capture)
+            capturer = capturers.get(location.label)
+            if capturer is None:
+                capturer = capturers[location.label] = Capturer(Tree(location), spool_dir, writer, forbidden or {})
+            capture = capturer.capture(job.entry.parts, job.member)
+            stored = capture.write_to(writer, job.member, job.link_member)
+            if _record(job, capture, stored):
+                hashed_by_writer.append((job.entry, stored))
             progress.step(capture.size)
     finally:
-        for tree in trees.values():
-            tree.close()
+        for capturer in capturers.values():
+            capturer.tree.close()
+    writer.end_frame()  # every payload frame written: the writer's digests are known
+    for entry, stored in hashed_by_writer:
+        if stored.sha256 is None:  # cannot happen once end_frame has drained every frame; never record a gap
+            raise RuntimeError(f"no digest for {stored.name} after its frame was written")
+        entry.sha256 = stored.sha256
     for entry, first in duplicates:
         _copy_capture(first, entry)
 
@@ -84,13 +95,12 @@ def _plan_jobs(entries: list[oc.Entry]) -> tuple[list[_Job], list[tuple[oc.Entry
             duplicates.append((entry, first))
             continue
         first_by_file[file_key] = entry
-        label = entry.target.location.label
-        raw_parts = tuple(os.fsencode(part) for part in entry.parts)
-        jobs.append(_Job(entry, layout.payload_name(label, raw_parts), layout.link_name(label, raw_parts)))
+        jobs.append(_Job(entry, *layout.payload_and_link_names(file_key[0], file_key[1])))  # key[1]: raw parts
     return jobs, duplicates
 
 
-def _record(job: _Job, result: Capture) -> None:
+def _record(job: _Job, result: Capture, stored: IndexEntry | None) -> bool:
+    """Copy a capture's result to its entry; True when the digest is still to come from the writer."""
     entry = job.entry
     entry.outcome, entry.error, entry.notes = result.outcome, result.error, entry.notes + result.notes
     if result.outcome == oc.NEVER_COLLECT:
@@ -99,11 +109,16 @@ def _record(job: _Job, result: Capture) -> None:
     entry.after, entry.attempts, entry.link_target = result.after, result.attempts, result.link_target
     if result.before is not None:
         entry.kind = result.before.kind
-    if result.outcome in (oc.COLLECTED, oc.CHANGED) and result.sha256:
+    if result.outcome in (oc.COLLECTED, oc.CHANGED) and stored is not None and stored.type == "file":
+        entry.member, entry.sha256, entry.stored_size = job.member, stored.sha256, result.size
+        entry.noatime = result.noatime
+        return stored.sha256 is None
+    if result.outcome in (oc.COLLECTED, oc.CHANGED) and result.sha256:  # streamed: written while read
         entry.member, entry.sha256, entry.stored_size = job.member, result.sha256, result.size
         entry.noatime = result.noatime
     elif result.outcome == oc.SYMLINK:
         entry.member = job.link_member
+    return False
 
 
 def _copy_capture(first: oc.Entry, entry: oc.Entry) -> None:

@@ -16,7 +16,7 @@ import os
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
-from aitrail.collector.fsmeta import Meta, lstat_at, quick_lstat_at
+from aitrail.collector.fsmeta import Meta, fsencode, lstat_at, quick_lstat_at
 from aitrail.collector.plan import Location, Target
 
 O_NOATIME = getattr(os, "O_NOATIME", 0)
@@ -205,7 +205,7 @@ class Tree:
                 with os.scandir(fd) as iterator:
                     for entry in iterator:
                         entries.append((entry.name, _entry_kind(entry)))
-                entries.sort(key=lambda item: os.fsencode(item[0]))
+                entries.sort(key=lambda item: fsencode(item[0]))
                 cached = entries
                 self.stats.directories_listed += 1
             except OSError as exc:

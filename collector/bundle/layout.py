@@ -134,6 +134,12 @@ def link_name(label: str, parts: tuple[bytes, ...]) -> str:
     return member_name(LINKS_DIR, label, parts)
 
 
+def payload_and_link_names(label: str, parts: tuple[bytes, ...]) -> tuple[str, str]:
+    """``(payload_name, link_name)`` of one path, escaping its components once for both."""
+    below = label + "/" + "/".join(escape_component(part) for part in parts)
+    return PAYLOAD_DIR + below, LINKS_DIR + below
+
+
 def is_safe_member_name(name: str) -> bool:
     """No absolute paths, no '..', no empty or '.' segments, no control characters."""
     if not name or name.startswith("/") or "\\" in name or _CONTROL.search(name):
@@ -171,4 +177,7 @@ class IndexEntry:
 
     def as_record(self) -> dict:
         """The entry as the index's JSON stores it."""
-        return {item.name: getattr(self, item.name) for item in dataclasses.fields(self)}
+        return {name: getattr(self, name) for name in _INDEX_FIELDS}
+
+
+_INDEX_FIELDS = tuple(item.name for item in dataclasses.fields(IndexEntry))  # once, not once per member

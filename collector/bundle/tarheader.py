@@ -30,50 +30,61 @@ def _record(key: str, value: str) -> bytes:
     return str(length).encode("ascii") + body
 
 
-def _octal(value: int, width: int) -> bytes:
-    return b"%0*o\0" % (width - 1, value)
+# A ustar header is these fixed pieces around six octal fields, the checksum and
+# the type flag; the fields that are always the same are written once here.
+_AFTER_TYPE = (b"\0" * 100 + b"ustar\x0000" + b"\0" * 64  # linkname, magic + version, uname, gname
+               + b"0000000\0" * 2 + b"\0" * 167)  # devmajor, devminor, prefix, padding
+_AFTER_TYPE_SUM = sum(_AFTER_TYPE) + 8 * ord(" ")  # with the checksum field counted as eight spaces
 
 
 def _ustar(name: bytes, mode: int, uid: int, gid: int, size: int, mtime: int, typeflag: bytes) -> bytes:
-    header = bytearray(BLOCK)
-    header[0:100] = name[:100].ljust(100, b"\0")
-    header[100:108] = _octal(mode & 0o7777, 8)
-    header[108:116] = _octal(uid, 8)
-    header[116:124] = _octal(gid, 8)
-    header[124:136] = _octal(size, 12)
-    header[136:148] = _octal(mtime, 12)
-    header[148:156] = b" " * 8
-    header[156:157] = typeflag
-    header[257:265] = b"ustar\x0000"
-    header[329:337] = _octal(0, 8)
-    header[337:345] = _octal(0, 8)
-    checksum = sum(header)
-    header[148:156] = b"%06o\0 " % checksum
-    return bytes(header)
+    head = b"%s%07o\0%07o\0%07o\0%011o\0%011o\0" % (name[:100].ljust(100, b"\0"), mode & 0o7777, uid, gid, size,
+                                                       mtime)
+    checksum = sum(head) + typeflag[0] + _AFTER_TYPE_SUM
+    return b"%s%06o\0 %s%s" % (head, checksum, typeflag, _AFTER_TYPE)
+
+
+_PAX_NAME = b"././@PaxHeader"
+_PAX_HEADERS: dict[int, bytes] = {}  # the extended header's own ustar block, by the length of its records
+
+
+def _pax_block(length: int) -> bytes:
+    block = _PAX_HEADERS.get(length)
+    if block is None:
+        block = _PAX_HEADERS[length] = _ustar(_PAX_NAME, 0o644, 0, 0, length, 0, b"x")
+    return block
 
 
 def regular_file_header(name: str, size: int, mode: int, uid: int, gid: int, mtime_ns: int,
                         atime_ns: int | None, ctime_ns: int | None) -> bytes:
-    """Extended header + ustar header for a regular file; times in ns go to pax records."""
+    """Extended header + ustar header for a regular file; times in ns go to pax records.
+
+    The records are written in the order of their keys (atime, ctime, gid,
+    mtime, path, size, uid), which is the sorted order of ``key=value``.
+    """
     encoded = name.encode("utf-8")
     mtime = mtime_ns // 1_000_000_000
-    records = [_record("mtime", ns_text(mtime_ns))]
+    records = []
     if atime_ns is not None:
         records.append(_record("atime", ns_text(atime_ns)))
     if ctime_ns is not None:
         records.append(_record("ctime", ns_text(ctime_ns)))
-    if len(encoded) > 100 or not encoded.isascii():
+    if not 0 <= gid <= _USTAR_LIMITS["gid"]:
+        records.append(_record("gid", str(gid)))
+        gid = 0
+    records.append(_record("mtime", ns_text(mtime_ns)))
+    plain = encoded.isascii()
+    if len(encoded) > 100 or not plain:
         records.append(_record("path", name))
-    fields = {"uid": uid, "gid": gid, "size": size, "mtime": mtime}
-    for key in ("uid", "gid", "size"):
-        if not 0 <= fields[key] <= _USTAR_LIMITS[key]:
-            records.append(_record(key, str(fields[key])))
-            fields[key] = 0
+    if not 0 <= size <= _USTAR_LIMITS["size"]:
+        records.append(_record("size", str(size)))
+        size = 0
+    if not 0 <= uid <= _USTAR_LIMITS["uid"]:
+        records.append(_record("uid", str(uid)))
+        uid = 0
     if not 0 <= mtime <= _USTAR_LIMITS["mtime"]:
-        fields["mtime"] = 0  # the pax mtime record above carries the true value
-    extended = b"".join(sorted(records, key=lambda record: record.split(b" ", 1)[1]))
-    pax_name = b"././@PaxHeader"
-    out = [_ustar(pax_name, 0o644, 0, 0, len(extended), 0, b"x"), extended, b"\0" * (-len(extended) % BLOCK)]
-    ascii_name = encoded if encoded.isascii() else name.encode("ascii", "replace")
-    out.append(_ustar(ascii_name, mode, fields["uid"], fields["gid"], fields["size"], fields["mtime"], b"0"))
-    return b"".join(out)
+        mtime = 0  # the pax mtime record above carries the true value
+    extended = b"".join(records)
+    ascii_name = encoded if plain else name.encode("ascii", "replace")
+    return b"".join((_pax_block(len(extended)), extended, b"\0" * (-len(extended) % BLOCK),
+                     _ustar(ascii_name, mode, uid, gid, size, mtime, b"0")))

@@ -2,7 +2,11 @@
 
 Small members are packed, whole, into blocks of about 1 MiB; each block is one
 zstd frame, compressed on a background thread (zstd releases the GIL, so
-compression overlaps with reading the next files). A member larger than that
+compression overlaps with reading the next files). The same thread joins the
+block and hashes the members added without a digest (hashlib and bytes.join
+release the GIL on large buffers too), so the digest is taken from the very
+bytes stored and the reading thread does not pay for it. Frame boundaries
+depend only on the members' sizes, never on timing. A member larger than that
 gets a frame of its own and is streamed. Either way a frame holds whole tar
 members only, so the analyzer can decompress any member's frame alone, and
 ``tar --zstd`` reads the concatenation as one archive.
@@ -23,6 +27,8 @@ import os
 import tarfile
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
+from json.encoder import encode_basestring_ascii  # what json.dumps uses for str by default
+from typing import Protocol
 
 import zstandard
 
@@ -32,6 +38,17 @@ from aitrail.collector.bundle.tarheader import BLOCK, ns_text, regular_file_head
 
 FRAME_TARGET = 1024 * 1024  # bytes of tar stream per packed frame
 COMPRESS_AHEAD = 4  # frames queued for the compressing thread
+
+
+class HeaderFields(Protocol):
+    """What a tar header is built from: TarMeta, or the collector's lstat record (fsmeta.Meta) as it is."""
+
+    mode: int
+    uid: int
+    gid: int
+    mtime_ns: int
+    atime_ns: int | None
+    ctime_ns: int | None
 
 
 @dataclass(frozen=True)
@@ -46,7 +63,7 @@ class TarMeta:
     ctime_ns: int | None = None
 
 
-def tar_header(name: str, size: int, meta: TarMeta, kind: bytes = tarfile.REGTYPE, linkname: str = "") -> bytes:
+def tar_header(name: str, size: int, meta: HeaderFields, kind: bytes = tarfile.REGTYPE, linkname: str = "") -> bytes:
     """A pax tar header; times keep full ns precision in pax records."""
     if kind == tarfile.REGTYPE:
         return regular_file_header(name, size, meta.mode, meta.uid, meta.gid, meta.mtime_ns,
@@ -68,6 +85,33 @@ def tar_header(name: str, size: int, meta: TarMeta, kind: bytes = tarfile.REGTYP
     return info.tobuf(tarfile.PAX_FORMAT, encoding="utf-8", errors="surrogateescape")
 
 
+def index_json(entries: list[IndexEntry], end: dict) -> bytes:
+    """The index as ``json.dumps(index, sort_keys=True, separators=(",", ":"))`` writes it, built faster.
+
+    Members whose fields are all of the usual types (ints, a str name and
+    type, a str or None digest) are written from a template in sorted key
+    order; anything else goes through json.dumps.
+    """
+    members = []
+    for entry in entries:
+        numbers = (entry.frame_length, entry.frame_offset, entry.header_length, entry.member_offset, entry.size)
+        if (set(map(type, numbers)) == _INTS_ONLY and entry.name.__class__ is str and entry.type.__class__ is str
+                and (entry.sha256 is None or entry.sha256.__class__ is str)):
+            members.append(_MEMBER_TEXT % (*numbers[:4], encode_basestring_ascii(entry.name),
+                                           "null" if entry.sha256 is None else encode_basestring_ascii(entry.sha256),
+                                           entry.size, encode_basestring_ascii(entry.type)))
+        else:
+            members.append(json.dumps(entry.as_record(), sort_keys=True, separators=(",", ":")))
+    head = json.dumps({"end": end, "format": layout.FORMAT_NAME}, sort_keys=True, separators=(",", ":"))[:-1]
+    tail = json.dumps(layout.FORMAT_VERSION)
+    return f'{head},"members":[{",".join(members)}],"version":{tail}}}'.encode()
+
+
+_MEMBER_TEXT = ('{"frame_length":%d,"frame_offset":%d,"header_length":%d,"member_offset":%d,"name":%s,"sha256":%s,'
+                '"size":%d,"type":%s}')
+_INTS_ONLY = {int}
+
+
 def _padding(size: int) -> bytes:
     return b"\0" * (-size % BLOCK)
 
@@ -84,12 +128,17 @@ class BundleWriter:
         self.path = path
         fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o644)
         self._file = os.fdopen(fd, "w+b", buffering=1024 * 1024)
+        # Where the next packed frame goes. Kept here rather than asked of the file
+        # for each frame: tell() is a system call, and each one hands the GIL over.
+        self._end = 0
         self._compressor = new_compressor(level)  # streamed members and the tar end (this thread)
         self._block_compressor = new_compressor(level)  # packed frames (the compressing thread only)
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="aitrail-zstd")
-        self._pending: collections.deque[tuple[Future, list[IndexEntry]]] = collections.deque()
+        # (frame being made, its members, those of them whose digest the thread computes)
+        self._pending: collections.deque[tuple[Future, list[IndexEntry], list[IndexEntry]]] = collections.deque()
         self._block: list[bytes] = []
         self._block_entries: list[IndexEntry] = []
+        self._block_unhashed: list[tuple[IndexEntry, bytes | memoryview]] = []  # digests the thread computes
         self._block_size = 0
         self.entries: list[IndexEntry] = []
         self._names: set[str] = set()
@@ -97,49 +146,71 @@ class BundleWriter:
 
     # -- packed members ---------------------------------------------------------
 
-    def add_bytes(self, name: str, data: bytes | memoryview, meta: TarMeta, sha256: str | None = None) -> IndexEntry:
-        """Add a regular file whose bytes are in memory."""
-        header = tar_header(name, len(data), meta)
-        digest = sha256 or hashlib.sha256(data).hexdigest()
-        return self._pack(IndexEntry(name, "file", -1, -1, -1, len(header), len(data), digest),
-                          (header, data, _padding(len(data))))
+    def add_bytes(self, name: str, data: bytes | memoryview, meta: HeaderFields,
+                  sha256: str | None = None) -> IndexEntry:
+        """Add a regular file whose bytes are in memory.
 
-    def add_symlink(self, name: str, target: bytes, meta: TarMeta) -> IndexEntry:
+        Without ``sha256`` the digest of ``data`` is computed on the
+        compressing thread; the returned entry's ``sha256`` is set when its
+        frame has been written (at the latest by ``end_frame`` or ``finish``).
+        ``data`` must not change after this call (bytes, or a view of bytes).
+        """
+        size = len(data)
+        header = tar_header(name, size, meta)
+        entry = IndexEntry(name, "file", -1, -1, -1, len(header), size, sha256)
+        self._pack(entry, (header, data, _padding(size)))
+        if sha256 is None:
+            self._block_unhashed.append((entry, data))
+        if self._block_size >= FRAME_TARGET:
+            self._seal_block()
+        return entry
+
+    def add_symlink(self, name: str, target: bytes, meta: HeaderFields) -> IndexEntry:
         """Add a symlink member (its target only; nothing is read through it)."""
         header = tar_header(name, 0, meta, tarfile.SYMTYPE, os.fsdecode(target))
-        return self._pack(IndexEntry(name, "symlink", -1, -1, -1, len(header), 0, None), (header,))
+        entry = IndexEntry(name, "symlink", -1, -1, -1, len(header), 0, None)
+        self._pack(entry, (header,))
+        if self._block_size >= FRAME_TARGET:
+            self._seal_block()
+        return entry
 
-    def _pack(self, entry: IndexEntry, pieces: tuple[bytes, ...]) -> IndexEntry:
+    def _pack(self, entry: IndexEntry, pieces: tuple[bytes | memoryview, ...]) -> None:
         self._claim(entry.name)
         if self._stream is not None:
             raise RuntimeError("a streamed member is open")
         entry.member_offset = self._block_size
         self._block.extend(pieces)
-        self._block_size += sum(len(piece) for piece in pieces)
+        self._block_size += entry.header_length + entry.size + (-entry.size % BLOCK)
         self._block_entries.append(entry)
         self.entries.append(entry)
-        if self._block_size >= FRAME_TARGET:
-            self._seal_block()
-        return entry
 
     def _seal_block(self) -> None:
-        """Hand the open block to the compressing thread."""
+        """Hand the open block to the compressing thread (where it is joined, hashed and compressed)."""
         if not self._block:
             return
-        data = b"".join(self._block)
-        self._pending.append((self._executor.submit(self._block_compressor.compress, data), self._block_entries))
-        self._block, self._block_entries, self._block_size = [], [], 0
+        job = self._executor.submit(self._compress_block, self._block, [data for _, data in self._block_unhashed])
+        self._pending.append((job, self._block_entries, [entry for entry, _ in self._block_unhashed]))
+        self._block, self._block_entries, self._block_unhashed, self._block_size = [], [], [], 0
         self._drain(COMPRESS_AHEAD)
+
+    def _compress_block(self, pieces: list[bytes | memoryview],
+                        unhashed: list[bytes | memoryview]) -> tuple[bytes, list[str]]:
+        """The compressing thread's work for one block: its frame, and the digests of the members given."""
+        digests = [hashlib.sha256(data).hexdigest() for data in unhashed]
+        return self._block_compressor.compress(b"".join(pieces)), digests
 
     def _drain(self, keep: int = 0) -> None:
         """Write compressed frames, in order, until at most ``keep`` are still queued."""
         while len(self._pending) > keep or (self._pending and self._pending[0][0].done()):
-            future, entries = self._pending.popleft()
-            frame = future.result()
-            offset = self._file.tell()
+            future, entries, unhashed = self._pending.popleft()
+            frame, digests = future.result()
+            offset = self._end
             self._file.write(frame)
+            self._end = offset + len(frame)
             for entry in entries:
                 entry.frame_offset, entry.frame_length = offset, len(frame)
+            for entry, digest in zip(unhashed, digests, strict=True):
+                entry.sha256 = digest
 
     def _flush_packed(self) -> None:
         self._seal_block()
@@ -151,7 +222,7 @@ class BundleWriter:
 
     # -- streamed members -------------------------------------------------------
 
-    def add_file_object(self, name: str, source: io.BufferedIOBase, size: int, meta: TarMeta,
+    def add_file_object(self, name: str, source: io.BufferedIOBase, size: int, meta: HeaderFields,
                         sha256: str) -> IndexEntry:
         """Add a regular file from a spool whose length and digest are already known."""
         self.begin_stream(name, size, meta)
@@ -164,7 +235,7 @@ class BundleWriter:
             remaining -= len(chunk)
         return self.end_stream(sha256)
 
-    def begin_stream(self, name: str, declared_size: int, meta: TarMeta) -> None:
+    def begin_stream(self, name: str, declared_size: int, meta: HeaderFields) -> None:
         """Start a member, in a frame of its own, whose data will add up to ``declared_size``."""
         if self._stream is not None:
             raise RuntimeError("a streamed member is already open")
@@ -193,7 +264,8 @@ class BundleWriter:
         stream.writer.write(_padding(stream.declared))
         stream.writer.flush(zstandard.FLUSH_FRAME)
         self._stream = None
-        entry = IndexEntry(stream.name, "file", stream.offset, self._file.tell() - stream.offset, 0,
+        self._end = self._file.tell()
+        entry = IndexEntry(stream.name, "file", stream.offset, self._end - stream.offset, 0,
                            stream.header_length, stream.declared, sha256)
         self.entries.append(entry)
         return entry
@@ -205,6 +277,7 @@ class BundleWriter:
         self._file.flush()
         self._file.seek(stream.offset)
         self._file.truncate(stream.offset)
+        self._end = stream.offset
         self._names.discard(stream.name)
 
     def _require_stream(self) -> _Stream:
@@ -219,16 +292,12 @@ class BundleWriter:
         self._flush_packed()
         self._executor.shutdown()
         end_offset = self._file.tell()
+        if end_offset != self._end:  # every frame offset in the index was counted, not asked: they must agree
+            raise RuntimeError(f"bundle is {end_offset} bytes, the frames written add up to {self._end}")
         self._file.write(self._compressor.compress(b"\0" * (2 * BLOCK)))
-        index = {
-            "format": layout.FORMAT_NAME,
-            "version": layout.FORMAT_VERSION,
-            "members": [entry.as_record() for entry in self.entries],
-            "end": {"frame_offset": end_offset, "frame_length": self._file.tell() - end_offset},
-        }
-        compressed = zstandard.ZstdCompressor(level=9).compress(
-            json.dumps(index, sort_keys=True, separators=(",", ":")).encode()
-        )
+        end = {"frame_offset": end_offset, "frame_length": self._file.tell() - end_offset}
+        # Level 3, not 9: on a 2.8 MB index of 10,000 members it is 4x faster and no larger.
+        compressed = zstandard.ZstdCompressor(level=3).compress(index_json(self.entries, end))
         digest = hashlib.sha256(compressed).digest()
         trailer = layout.TRAILER.pack(digest, len(compressed), layout.TRAILER_MAGIC)
         payload = compressed + trailer

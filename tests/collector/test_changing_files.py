@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 from pathlib import Path
 
@@ -125,3 +126,46 @@ def test_unchanged_file_is_not_flagged(cli, tmp_path):
     assert toy_collect(cli, home, out).exit_code == 0
     record = next(r for r in bundle_records(out) if r["path"] == ".toy/notes/quiet.log")
     assert record["outcome"] == "collected" and "stat_after" not in record
+
+
+@pytest.fixture
+def writer_hashes(monkeypatch):
+    """Every file read into memory is hashed by the bundle writer's compressing thread."""
+    monkeypatch.setattr(capture, "HASHED_BY_WRITER", 1)
+
+
+@pytest.mark.parametrize("hashed_by", ["writer", "reader"])
+def test_rewrite_after_the_read_keeps_the_digest_of_the_bytes_stored(cli, tmp_path, monkeypatch, hashed_by):
+    """The digest is taken from the bytes read, never from the file again (wherever it is computed)."""
+    if hashed_by == "writer":
+        monkeypatch.setattr(capture, "HASHED_BY_WRITER", 1)
+
+    def change(path):  # after the read that returned the whole file: same size, new bytes
+        rewrite_in_place(b"Z" * 4096)(path)
+        os.utime(path, ns=(0, 1_700_000_000_000_000_000))
+
+    original_size = 300 * KIB
+    record, stored, now = collect_changing(cli, tmp_path, monkeypatch, original_size, change)
+    assert record["outcome"] == "changed_during_read" and len(stored) == original_size
+    assert not stored.startswith(b"Z" * 4096) and now.startswith(b"Z" * 4096)
+    assert record["sha256"] == hashlib.sha256(stored).hexdigest() != hashlib.sha256(now).hexdigest()
+
+
+@pytest.mark.usefixtures("writer_hashes")
+def test_digests_computed_by_the_writer_are_of_each_stored_member(cli, tmp_path):
+    files = {f".toy/notes/n{index}.log": os.urandom(size) for index, size in
+             enumerate([0, 1, 511, 512, 2047, 2049, 64 * KIB, 700 * KIB, 1100 * KIB, 3 * KIB])}
+    home = write_tree(tmp_path / "h", files)
+    out = tmp_path / "b.tar.zst"
+    assert toy_collect(cli, home, out).exit_code == 0
+    records = {r["path"]: r for r in bundle_records(out) if r["path"] in files}
+    assert len(records) == len(files)
+    with BundleReader(out) as reader:
+        manifest = reader.read_data("manifest-sha256.txt").decode()
+        for path, data in files.items():
+            record = records[path]
+            assert record["outcome"] == "collected"
+            assert record["sha256"] == hashlib.sha256(data).hexdigest() == reader.member(record["member"]).sha256
+            assert reader.read_data(record["member"]) == data
+            assert f"{record['sha256']}  {record['member']}\n" in manifest
+    assert verify(str(out)).ok

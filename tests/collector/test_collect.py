@@ -236,6 +236,34 @@ def test_two_runs_over_a_frozen_tree_are_identical(cli, home, tmp_path):
             assert one.read_data(name) == two.read_data(name), name
 
 
+def _payload_frames(bundle: Path) -> tuple[bytes, list[tuple]]:
+    """The bundle's bytes before its first tag member's frame, and the index entries of what is there."""
+    with BundleReader(bundle) as reader:
+        tag_start = reader.member("bagit.txt").frame_offset
+        payload = [(m.name, m.frame_offset, m.frame_length, m.member_offset, m.size, m.sha256)
+                   for m in reader.members if m.frame_offset < tag_start]
+    with open(bundle, "rb") as handle:
+        return handle.read(tag_start), payload
+
+
+@pytest.mark.parametrize("hashed_by_writer", [False, True])
+def test_payload_frames_are_byte_identical_across_runs(cli, tmp_path, monkeypatch, hashed_by_writer):
+    """Frame boundaries depend on the members only, never on how the threads were scheduled."""
+    from aitrail.collector import capture
+
+    if hashed_by_writer:
+        monkeypatch.setattr(capture, "HASHED_BY_WRITER", 1)
+    sizes = [300_000, 5, 1_100_000, 70_000, 2_500_000, 0, 900_000, 40_000] * 3
+    base = write_tree(tmp_path / "h", {f".toy/notes/f{index:02d}": os.urandom(size)
+                                        for index, size in enumerate(sizes)})
+    first, second = tmp_path / "1.tar.zst", tmp_path / "2.tar.zst"
+    assert toy_collect(cli, base, first).exit_code == 0
+    assert toy_collect(cli, base, second).exit_code == 0
+    (one_bytes, one_index), (two_bytes, two_index) = _payload_frames(first), _payload_frames(second)
+    assert len(one_index) == len(sizes) and len({entry[1] for entry in one_index}) > 3  # several frames
+    assert one_index == two_index and one_bytes == two_bytes
+
+
 def test_dry_run_prints_and_writes_nothing(cli, home, tmp_path):
     before = sorted(os.listdir(tmp_path))
     result = cli("collect", "--catalog", TOY_CATALOG, "--home", home, "--dry-run")
@@ -430,3 +458,18 @@ def test_progress_goes_to_stderr_at_most_once_a_second(monkeypatch, capsys):
     quiet = pipeline.Progress(total=1, enabled=False)  # --quiet: never a line, however long it takes
     quiet.step(1)
     assert capsys.readouterr().err == ""
+
+
+def test_garbage_collector_thresholds_are_restored_after_a_run(cli, home, tmp_path):
+    import gc
+
+    before = gc.get_threshold()
+    assert toy_collect(cli, home, tmp_path / "b.tar.zst").exit_code == 0
+    assert gc.get_threshold() == before
+    from aitrail.collector import collect
+
+    options = collect.CollectOptions(output=str(tmp_path / "missing-dir" / "b.tar.zst"), homes=[str(home)],
+                                     catalog_dir=str(TOY_CATALOG), progress=False)
+    with pytest.raises(OSError):  # the bundle cannot be created: a failed run restores them too
+        collect.run(options)
+    assert gc.get_threshold() == before

@@ -8,6 +8,8 @@ import subprocess
 import tarfile
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from aitrail.collector.bundle.tarheader import ns_text, regular_file_header
 
@@ -51,3 +53,33 @@ def test_gnu_tar_lists_the_header(tmp_path):
     assert "-rw-r----- 1234/5678" in listing.stdout and "2022-04-15 05:20:00" in listing.stdout
     assert "data/h/caf\u00e9.json" in listing.stdout
     assert listing.stderr == ""
+
+
+def _pax_records(header: bytes) -> list[bytes]:
+    length = int(header[124:136].rstrip(b"\0"), 8)
+    extended, records = header[512:512 + length], []
+    while extended:
+        size = int(extended.split(b" ", 1)[0])
+        records.append(extended[:size])
+        extended = extended[size:]
+    return records
+
+
+@settings(max_examples=300, deadline=None)
+@given(name=st.text(alphabet=st.sampled_from(["a", "/", "\u00e9", "\u65e5", "-"]), min_size=1,
+                    max_size=140).filter(lambda text: not text.endswith("/")),  # tarfile drops a trailing /
+       size=st.integers(min_value=0, max_value=2**40), mode=st.integers(min_value=0, max_value=0o177777),
+       uid=st.integers(min_value=0, max_value=2**32), gid=st.integers(min_value=0, max_value=2**32),
+       mtime=st.integers(min_value=-(10**19), max_value=10**20),
+       atime=st.one_of(st.none(), st.integers(min_value=-(10**19), max_value=10**20)),
+       ctime=st.one_of(st.none(), st.integers(min_value=-(10**19), max_value=10**20)))
+def test_any_header_reads_back_with_its_pax_records_sorted(name, size, mode, uid, gid, mtime, atime, ctime):
+    header = regular_file_header("data/" + name, size, mode, uid, gid, mtime, atime, ctime)
+    with tarfile.open(fileobj=io.BytesIO(header + b"\0" * 1024), mode="r:") as archive:
+        info = archive.next()
+    assert (info.name, info.size, info.mode, info.uid, info.gid) == ("data/" + name, size, mode & 0o7777, uid, gid)
+    assert info.pax_headers["mtime"] == ns_text(mtime)
+    assert info.pax_headers.get("atime") == (ns_text(atime) if atime is not None else None)
+    assert info.pax_headers.get("ctime") == (ns_text(ctime) if ctime is not None else None)
+    records = _pax_records(header)
+    assert records == sorted(records, key=lambda record: record.split(b" ", 1)[1])  # the order tarfile writes
