@@ -152,3 +152,16 @@ def test_canonical_json_is_equal_exactly_when_sorted_json_dumps_is(left, right):
 ])
 def test_canonical_json_on_values_msgspec_spells_alike(left, right):
     assert (decode.canonical_json(left) == decode.canonical_json(right)) == (_dumps(left) == _dumps(right))
+
+
+def test_without_msgspec_the_standard_path_does_everything():
+    import subprocess
+    import sys
+
+    probe = ("import sys; sys.modules['msgspec'] = None; sys.modules['msgspec.json'] = None\n"
+             "from aitrail.analyzer.formats import decode\n"
+             "assert decode._FAST is None\n"
+             "print(decode.decode_json('{\"a\": [1, 2.5]}'), decode.decode_json_utf8(b'[\"x\"]'),\n"
+             "      decode.canonical_json({'b': 1, 'a': float('nan')}).decode())")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "{'a': [1, 2.5]} ['x'] {\"a\": NaN, \"b\": 1}"
