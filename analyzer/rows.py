@@ -176,14 +176,14 @@ class Stamper:
     so the last time's text is kept.
     """
 
-    __slots__ = ("provenance", "_middle", "_id_head", "_last_ns", "_last_text")
+    __slots__ = ("provenance", "_middle", "_id_head", "_last_ns", "_last_text", "_last_head")
 
     def __init__(self, provenance: Provenance):
         self.provenance = provenance
         self._middle = b"".join((provenance.agent.encode(), b"\0", provenance.source.encode(), b"\0"))
         self._id_head = f"{provenance.source_sha256}\0"
         self._last_ns: int | None = None
-        self._last_text = ""
+        self._last_text, self._last_head = "", b""
 
     def stamp(self, draft: Draft, ordinal: int) -> tuple[bytes, tuple[str, ...]]:
         """(sort key, row) for a draft, exactly as ``stamp`` gives them."""
@@ -193,7 +193,8 @@ class Stamper:
         else:
             if timestamp_ns != self._last_ns:
                 self._last_ns, self._last_text = timestamp_ns, format_timestamp(timestamp_ns)
-            text, head = self._last_text, _TIMED.pack(0, timestamp_ns + _OFFSET)
+                self._last_head = _TIMED.pack(0, timestamp_ns + _OFFSET)
+            text, head = self._last_text, self._last_head
         locator, turn_type = draft.locator, draft.turn_type
         identity = _sha256(f"{self._id_head}{locator}\0{turn_type}\0{ordinal}".encode()).hexdigest()[:32]
         row = (

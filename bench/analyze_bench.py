@@ -2,6 +2,7 @@
 
     python bench/analyze_bench.py [--work DIR] [--megabytes 320] [--repeat 3] [--profile NAME]...
     python bench/analyze_bench.py --profile claude --sizes 10,90,1000   # the cost per row at three sizes
+    python bench/analyze_bench.py --profile codex --before-python OLD/.venv/bin/python   # an older aitrail too
 
 Builds (once per corpus, cached in --work) a home with at least --megabytes
 of agent transcripts, collects it into a bundle, then times side by side:
@@ -369,7 +370,7 @@ def measure(command: list[str]) -> dict:
     return {"wall": wall, "cpu": cpu, "peak": peak[0], "stdout": output.decode()}
 
 
-def run(work: Path, megabytes: int, repeat: int, profile: str) -> str:
+def run(work: Path, megabytes: int, repeat: int, profile: str, before: str | None = None) -> str:
     work = work / profile
     home, bundle = work / "home", work / "bench.tar.zst"
     if not bundle.exists():
@@ -380,7 +381,7 @@ def run(work: Path, megabytes: int, repeat: int, profile: str) -> str:
         subprocess.run([sys.executable, "-m", "aitrail.collector.cli", "collect", "--home", str(home),
                         "-o", str(bundle), "--quiet"], check=True, stdout=subprocess.DEVNULL)
     stats = json.loads((work / "built.json").read_text())
-    results: dict[str, list[dict]] = {"floor": [], "aitrail": []}
+    results: dict[str, list[dict]] = {"floor": [], "aitrail": [], **({"before": []} if before else {})}
     rows = 0
     stats["profile"] = profile
     for attempt in range(repeat + 1):  # the first round warms the page cache and is discarded
@@ -393,9 +394,14 @@ def run(work: Path, megabytes: int, repeat: int, profile: str) -> str:
         rows = json.loads(summary.read_text())["rows"]
         out.unlink()
         summary.unlink()
+        if before:  # an earlier aitrail, installed for that interpreter, on the same bundle in the same round
+            older = measure([before, "-m", "aitrail.collector.cli", "analyze", str(bundle), "-o", str(out), "--quiet"])
+            out.unlink()
         if attempt:
             results["floor"].append(floor)
             results["aitrail"].append(analyzed)
+            if before:
+                results["before"].append(older)
     return report(stats, results, rows, repeat)
 
 
@@ -412,8 +418,9 @@ def report(stats: dict, results: dict, rows: int, repeat: int) -> str:
         "|---|---|---|---|---|---|---|---|",
     ]
     floor_wall = statistics.median(item["wall"] for item in results["floor"])
-    names = {"floor": "floor: decompress + json-decode", "aitrail": "aitrail analyze"}
-    for key in ("floor", "aitrail"):
+    names = {"floor": "floor: decompress + json-decode", "before": "aitrail analyze, --before-python",
+             "aitrail": "aitrail analyze"}
+    for key in [key for key in ("floor", "before", "aitrail") if key in results]:
         wall = statistics.median(item["wall"] for item in results[key])
         cpu = statistics.median(item["cpu"] / item["wall"] for item in results[key])
         per_row = statistics.median(item["cpu"] for item in results[key]) / max(rows, 1) * 1e6
@@ -431,13 +438,15 @@ def main() -> None:
     parser.add_argument("--profile", choices=sorted(PROFILES), action="append",
                         help="corpus shape (repeatable; default: all)")
     parser.add_argument("--sizes", help="comma-separated megabytes: one corpus of each size (instead of --megabytes)")
+    parser.add_argument("--before-python", metavar="PYTHON",
+                        help="also time the aitrail installed for this interpreter (an earlier commit), interleaved")
     args = parser.parse_args()
     started = time.time()
     sizes = [int(size) for size in args.sizes.split(",")] if args.sizes else [args.megabytes]
     for profile in args.profile or sorted(PROFILES):
         for size in sizes:
             work = args.work / f"{size}mb" if args.sizes else args.work
-            print(run(work, size, args.repeat, profile))
+            print(run(work, size, args.repeat, profile, args.before_python))
             print()
     print(f"\n(benchmark took {time.time() - started:.0f} s)", file=sys.stderr)
 
