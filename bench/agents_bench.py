@@ -22,7 +22,6 @@ Timings are for reading, never for pass/fail tests.
 
 from __future__ import annotations
 
-import argparse
 import json
 import shutil
 import statistics
@@ -32,7 +31,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from analyze_bench import measure  # noqa: E402  (the same process-tree sampler)
+from analyze_bench import bench_arguments, measure  # noqa: E402  (the same options and process-tree sampler)
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -163,10 +162,7 @@ def table(lines: list[dict], repeat: int) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--work", type=Path, default=Path(__file__).resolve().parent / "out" / "agents")
-    parser.add_argument("--megabytes", type=int, default=8)
-    parser.add_argument("--repeat", type=int, default=3)
+    parser = bench_arguments(__doc__, "agents", 8)
     parser.add_argument("--agent", action="append", help="only this agent (repeatable; default: all)")
     args = parser.parse_args()
     started = time.time()

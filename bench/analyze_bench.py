@@ -430,11 +430,17 @@ def report(stats: dict, results: dict, rows: int, repeat: int) -> str:
     return "\n".join(lines)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--work", type=Path, default=Path(__file__).resolve().parent / "out" / "analyze")
-    parser.add_argument("--megabytes", type=int, default=320)
+def bench_arguments(doc: str, work: str, megabytes: int) -> argparse.ArgumentParser:
+    """The options every analyzer bench takes: --work (under bench/out), --megabytes, --repeat."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("--work", type=Path, default=Path(__file__).resolve().parent / "out" / work)
+    parser.add_argument("--megabytes", type=int, default=megabytes)
     parser.add_argument("--repeat", type=int, default=3)
+    return parser
+
+
+def main() -> None:
+    parser = bench_arguments(__doc__, "analyze", 320)
     parser.add_argument("--profile", choices=sorted(PROFILES), action="append",
                         help="corpus shape (repeatable; default: all)")
     parser.add_argument("--sizes", help="comma-separated megabytes: one corpus of each size (instead of --megabytes)")
