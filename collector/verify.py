@@ -29,6 +29,7 @@ from aitrail.collector.bundle import vocabulary as oc
 from aitrail.collector.bundle.metadata import COUNT_KEYS, iter_lines, iter_records, link_target
 from aitrail.collector.bundle.reader import BundleFormatError, BundleReader, Member
 from aitrail.collector.bundle.tarheader import ns_text
+from aitrail.collector.bundle.tarread import Header, read_header
 from aitrail.collector.verify_structure import REQUIRED_TAG_FILES, SignaturePolicy, check_structure, parse_manifest_line
 
 __all__ = ["REQUIRED_TAG_FILES", "SignaturePolicy", "VerifyReport", "verify"]
@@ -229,7 +230,13 @@ def _check_span(span: _Span, seen: _Seen, report: VerifyReport) -> None:
         report.payload_files += 1
 
 
-def _parse_header(head: bytes) -> tarfile.TarInfo | None:
+def _parse_header(head: bytes) -> Header | tarfile.TarInfo | None:
+    """A member's header: read directly for the shapes aitrail writes, else by tarfile (tarread.py)."""
+    return read_header(head) or tarfile_header(head)
+
+
+def tarfile_header(head: bytes) -> tarfile.TarInfo | None:
+    """A member's header as tarfile reads it; None where it refuses the bytes."""
     try:
         with tarfile.open(fileobj=io.BytesIO(head + b"\0" * 1024), mode="r:", encoding="utf-8",
                           errors="surrogateescape") as archive:
