@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from aitrail.collector.bundle import layout, seal
+from aitrail.collector.bundle import layout
 from aitrail.collector.bundle.metadata import iter_lines, load_collection, member_within_limit, read_member
 from aitrail.collector.bundle.reader import BundleFormatError, BundleReader
 
@@ -182,6 +182,8 @@ def _check_signature(reader: BundleReader, result: Structure, policy: SignatureP
     if key is None:
         result.signature = "INVALID"
         return
+    from aitrail.collector.bundle import seal  # cryptography, loaded only where there is a signature to check
+
     if not seal.check(key, signature, manifest):
         result.signature = "INVALID"
         result.problems.append(f"signature: {layout.SIGNATURE} does not verify over {layout.TAG_MANIFEST}")
@@ -197,6 +199,8 @@ def _check_signature(reader: BundleReader, result: Structure, policy: SignatureP
 
 
 def _public_key(result: Structure, policy: SignaturePolicy, signer):
+    from aitrail.collector.bundle import seal  # cryptography, loaded only where there is a signature to check
+
     try:
         if policy.public_key_path:
             with open(policy.public_key_path, "rb") as handle:
