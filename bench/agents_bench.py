@@ -31,13 +31,12 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from analyze_bench import bench_arguments, measure  # noqa: E402  (the same options and process-tree sampler)
+from analyze_bench import EACH_MEMBER, bench_arguments, measure  # noqa: E402  (shared with the transcript bench)
 
 REPO = Path(__file__).resolve().parent.parent
 
 FLOOR = r"""
 import json, os, sqlite3, sys, tempfile
-from aitrail.collector.bundle.reader import BundleReader
 if sys.argv[2] == "msgspec":
     import msgspec
     loads = msgspec.json.Decoder().decode
@@ -52,13 +51,7 @@ def decode(data):
         values += 1
     except (ValueError, TypeError):
         pass
-
-with BundleReader(sys.argv[1]) as reader:
-    records = [json.loads(line) for line in reader.read_data("aitrail/files.jsonl").splitlines()]
-    for record in records:
-        if record.get("outcome") != "collected" or not record.get("parser") or not record["member"].startswith("data/"):
-            continue
-        data = reader.read_data(record["member"])
+""" + EACH_MEMBER + r"""
         if record["format"] in ("jsonl", "jsonl_zst"):
             for line in data.splitlines():
                 if line.strip():

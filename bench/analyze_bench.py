@@ -38,16 +38,20 @@ WORDS = ("the build fails because make all needs a target run the tests again re
          "lower case dashes unicode handling npm test passing failing error stack trace module import").split()
 TOOLS = ("execute_command", "read_file", "write_to_file", "search_files", "list_files")
 
-FLOOR = r"""
+# The start of every floor script: each parsed member's bytes, as ``record`` and ``data`` (the
+# bundle is argv[1]); a floor goes on from there at the indentation of the loop's body.
+EACH_MEMBER = r"""
 import json, sys
 from aitrail.collector.bundle.reader import BundleReader
-rows = 0
 with BundleReader(sys.argv[1]) as reader:
     records = [json.loads(line) for line in reader.read_data("aitrail/files.jsonl").splitlines()]
     for record in records:
         if record.get("outcome") != "collected" or not record.get("parser") or not record["member"].startswith("data/"):
             continue
         data = reader.read_data(record["member"])
+"""
+
+FLOOR = "rows = 0" + EACH_MEMBER + r"""
         if record["format"] == "jsonl":
             for line in data.splitlines():
                 if line.strip():
