@@ -50,7 +50,7 @@ from aitrail.analyzer.secondary import dedup_key
 from aitrail.analyzer.tally import Tally
 from aitrail.analyzer.worker import BatchResult, StoreStats, Worker, is_bad
 from aitrail.collector.bundle.reader import BundleFormatError
-from aitrail.collector.verify import RateLimiter, sha256_of_file, verify
+from aitrail.collector.verify import RateLimiter, VerifyReport, sha256_of_file, verify
 from aitrail.collector.verify_structure import SignaturePolicy, check_structure
 
 MERGE_SPLIT_BYTES = 8 * 1024 * 1024  # below this the final merge is not worth splitting
@@ -90,6 +90,9 @@ class AnalyzeOptions:
     public_key: str | None = None
     require_signature: bool = False
     more_bundles: list[str] = field(default_factory=list)  # analyze B1 B2 ...: the others, merged in
+    # the SHA-256 of a bundle file the caller has just verified, without a problem (aitrail report): a
+    # file with this digest is not verified a second time; any other file is verified as always
+    verified_sha256: str | None = None
 
     @property
     def bundles(self) -> list[str]:
@@ -356,13 +359,14 @@ def _parse_primary(options: AnalyzeOptions, worker: Worker, sources: list[Source
     otherwise only wait, and no extra process holds a copy of the index.
     """
     jobs = options.jobs or os.cpu_count() or 1
+    digest = worker.context["bundle_sha256"] or None
+    verified_before = digest is not None and digest == options.verified_sha256
     batches = _batches(sources, jobs * 4 if len(sources) > 1 else 1)
     # what a batch may hand back in memory: all batches together stay within runs.MEMORY_BYTES
     hold_bytes = runs_module.MEMORY_BYTES // max(1, len(batches))
     limiter = RateLimiter()
     if jobs <= 1 or len(batches) <= 1:
-        report = verify(options.bundle, options.public_key, options.require_signature, reader=worker.bundle.reader,
-                        progress=_progress_callback(options), bundle_sha256=worker.context["bundle_sha256"] or None)
+        report = _verify(options, worker, verified_before)
         results: list[BatchResult] = []
         for number, batch in enumerate(batches):
             results.append(worker.parse_batch(batch, number, hold_bytes))
@@ -378,9 +382,7 @@ def _parse_primary(options: AnalyzeOptions, worker: Worker, sources: list[Source
                            for number, batch in enumerate(batches)]
                 # verify here, on the coordinator's reader: it would otherwise wait idle, and a worker
                 # of its own would hold a private copy of every index entry it touches
-                report = verify(options.bundle, options.public_key, options.require_signature,
-                                reader=worker.bundle.reader, progress=_progress_callback(options),
-                                bundle_sha256=worker.context["bundle_sha256"] or None)
+                report = _verify(options, worker, verified_before)
                 results = _gather(options, futures, limiter)
         finally:
             gc.unfreeze()
@@ -393,6 +395,15 @@ def _parse_primary(options: AnalyzeOptions, worker: Worker, sources: list[Source
         for count in result.counts:
             stats[(count.agent, count.store)].add_rows(count.rows, count.bad)
     return report, runs, matched
+
+
+def _verify(options: AnalyzeOptions, worker: Worker, verified_before: bool) -> VerifyReport:
+    """Verify the bundle on the coordinator's reader, unless the caller verified this very file just now."""
+    digest = worker.context["bundle_sha256"] or None
+    if verified_before:
+        return VerifyReport(options.bundle, bundle_sha256=digest)  # no problem: the caller's verify found none
+    return verify(options.bundle, options.public_key, options.require_signature, reader=worker.bundle.reader,
+                  progress=_progress_callback(options), bundle_sha256=digest)
 
 
 def _progress_callback(options: AnalyzeOptions):

@@ -62,9 +62,12 @@ def _prepare(number: int, sha256: str, path: str, result: Verification, options:
         accounting = read_accounting(reader)
     result.fingerprint = fingerprint(collection)
     jsonl = os.path.join(temp, f"{number}.jsonl")
+    # a bundle check_bundles verified without a problem is not hashed again (if the file still has that
+    # SHA-256); a failed one, analyzed only with --force, is verified again and gets its verify: row
     analyze(AnalyzeOptions(bundle=path, output=jsonl, format="jsonl", force=options.force, jobs=options.jobs,
                            progress=False, public_key=options.public_key,
-                           require_signature=options.require_signature))
+                           require_signature=options.require_signature,
+                           verified_sha256=sha256 if result.ok and sha256 else None))
     rows_path, meta_path = os.path.join(temp, f"{number}.rows"), os.path.join(temp, f"{number}.meta")
     with open(jsonl, "rb") as source, open(rows_path, "w", encoding="utf-8", errors="backslashreplace") as out:
         digest = timeline.spool(source, out)

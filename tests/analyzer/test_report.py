@@ -220,3 +220,40 @@ def test_chromium_renders_every_findings_list(tmp_path):
         assert text in rendered, f"the {kind} list does not show {text!r}"
     assert "/home/alice/src/infra/outputs.tf" not in re.sub(r"<script\b.*?</script>", "", _dom(f"file://{out}"),
                                                             flags=re.DOTALL), "lists are built only when opened"
+
+
+def test_each_bundle_is_verified_once(bundles, tmp_path, monkeypatch):
+    """check_bundles verifies; analyze takes that result for the same file instead of hashing it again."""
+    from aitrail.analyzer import run as run_module
+    from aitrail.analyzer.report import build
+
+    calls = []
+
+    def counted(original):
+        def verify(path, *args, **kwargs):
+            calls.append(path)
+            return original(path, *args, **kwargs)
+        return verify
+
+    monkeypatch.setattr(build, "verify", counted(build.verify))
+    monkeypatch.setattr(run_module, "verify", counted(run_module.verify))
+    result, out = _report(tmp_path, bundles["claude"], bundles["codex"])
+    assert result.exit_code == 0, result.output
+    assert sorted(calls) == sorted([bundles["claude"], bundles["codex"]])
+
+
+def test_a_digest_given_as_verified_spares_only_that_file(bundles, tmp_path):
+    from aitrail.analyzer.run import AnalyzeOptions, NotVerified, analyze
+    from aitrail.collector.verify import sha256_of_file
+
+    broken = tmp_path / "broken.tar.zst"
+    data = bytearray(Path(bundles["codex"]).read_bytes())
+    data[len(data) // 3] ^= 0xFF
+    broken.write_bytes(bytes(data))
+    with pytest.raises(NotVerified):  # the digest of another file: verified as always, and refused
+        analyze(AnalyzeOptions(bundle=str(broken), output=str(tmp_path / "a.jsonl"), format="jsonl", jobs=1,
+                               progress=False, verified_sha256=sha256_of_file(bundles["codex"])))
+    assert not (tmp_path / "a.jsonl").exists()
+    good = analyze(AnalyzeOptions(bundle=bundles["codex"], output=str(tmp_path / "b.jsonl"), format="jsonl", jobs=1,
+                                  progress=False, verified_sha256=sha256_of_file(bundles["codex"])))
+    assert good.verified and good.rows > 0
