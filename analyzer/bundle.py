@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import zstandard
 
 from aitrail.analyzer import sqlite_safe
+from aitrail.analyzer.formats.decode import json_loads
 from aitrail.collector.bundle import layout, metadata
 from aitrail.collector.bundle.reader import BundleFormatError, BundleReader
 
@@ -169,7 +170,7 @@ class Bundle:
         order = {member.name: position for position, member in enumerate(self.reader.members)}
         sources: list[Source] = []
         try:
-            for _, record, problem in metadata.iter_records(self.reader):
+            for _, record, problem in metadata.iter_records(self.reader, json_loads):
                 if record is None:
                     self.problems.append(f"{layout.FILES_JSONL}: {problem}: that file is not parsed")
                 elif (source := _source(record, self.reader, order)) is not None:

@@ -161,6 +161,19 @@ def decode_json(text: str | bytes, loads: Callable[[str | bytes], object] = json
     return _standard_decode(text, loads)
 
 
+def json_loads(text: str | bytes) -> object:
+    """``json.loads(text)`` exactly (its values, its errors, its depth): msgspec first, json.loads on any failure.
+
+    For a caller that must keep json.loads's own behaviour, with no bound
+    of its own (the bundle's files.jsonl, whose reader checks its records).
+    """
+    if _FAST is not None and len(text) <= CHECK_COST_BYTES:
+        value = _fast_decode(text, None)  # within FAST_NESTING levels: deeper, json.loads decides how deep
+        if value is not _MISSING:
+            return value
+    return json.loads(text)
+
+
 def decode_json_utf8(data: bytes, depth: int | None = None) -> object:
     """``decode_json(data.decode("utf-8"))``: the same value, the same exceptions, without the copy to str.
 

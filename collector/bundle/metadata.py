@@ -12,7 +12,7 @@ import base64
 import binascii
 import hashlib
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import zstandard
 
@@ -104,11 +104,14 @@ def load_json(data: bytes, name: str):
 # -- files.jsonl -----------------------------------------------------------------------
 
 
-def iter_records(reader: BundleReader) -> Iterator[tuple[int, dict | None, str | None]]:
+def iter_records(reader: BundleReader, loads: Callable[[bytes], object] = json.loads,
+                 ) -> Iterator[tuple[int, dict | None, str | None]]:
     """``(line number, record, problem)`` for every line of files.jsonl; exactly one of the two is None.
 
     Raises BundleFormatError when the member cannot be read at all or has more
-    records than FILES_JSONL_RECORDS_MAX.
+    records than FILES_JSONL_RECORDS_MAX. ``loads``: a decoder that gives
+    exactly what ``json.loads`` gives and raises what it raises (the
+    analyzer's is faster: formats/decode.py ``json_loads``).
     """
     for number, line in iter_lines(reader, layout.FILES_JSONL, layout.FILES_JSONL_LINE_MAX):
         if number > layout.FILES_JSONL_RECORDS_MAX:
@@ -117,7 +120,7 @@ def iter_records(reader: BundleReader) -> Iterator[tuple[int, dict | None, str |
             yield number, None, f"line {number} is longer than {layout.FILES_JSONL_LINE_MAX} bytes"
             continue
         try:
-            record = json.loads(line)
+            record = loads(line)
         except (ValueError, RecursionError) as exc:
             yield number, None, f"line {number} is not JSON ({str(exc)[:120]})"
             continue

@@ -165,3 +165,18 @@ def test_without_msgspec_the_standard_path_does_everything():
              "      decode.canonical_json({'b': 1, 'a': float('nan')}).decode())")
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "{'a': [1, 2.5]} ['x'] {\"a\": NaN, \"b\": 1}"
+
+
+@pytest.mark.parametrize("text", [*EDGE_CASES, "[" * 995 + "]" * 995, "[" * 2000 + "]" * 2000])
+def test_json_loads_is_json_loads(text):
+    """formats.decode.json_loads (files.jsonl): json.loads's values and errors exactly, at any depth."""
+    for given_text in (text, text.encode("utf-8", "surrogatepass")):
+        try:
+            expected = "ok", json.loads(given_text)
+        except (ValueError, RecursionError) as exc:
+            expected = type(exc).__name__, str(exc)
+        try:
+            got = "ok", decode.json_loads(given_text)
+        except (ValueError, RecursionError) as exc:
+            got = type(exc).__name__, str(exc)
+        assert got[0] == expected[0] and (same(got[1], expected[1]) if got[0] == "ok" else got == expected)
