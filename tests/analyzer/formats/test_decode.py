@@ -16,6 +16,18 @@ from tests.conftest import REPO
 pytestmark = pytest.mark.skipif(decode._FAST is None, reason="msgspec is not installed")
 
 
+def outcome(decoder, value, errors=(ValueError, UnicodeDecodeError)) -> tuple[str, object]:
+    """("ok", the decoded value), or (the exception's type name, its message)."""
+    try:
+        return "ok", decoder(value)
+    except errors as exc:
+        return type(exc).__name__, str(exc)
+
+
+def assert_same_outcome(got: tuple[str, object], expected: tuple[str, object]) -> None:
+    assert got[0] == expected[0] and (same(got[1], expected[1]) if got[0] == "ok" else got == expected)
+
+
 def standard(text: str | bytes) -> tuple[str, object]:
     """What decode_json gives without the fast path: ('ok', value) or ('error', message)."""
     try:
@@ -68,15 +80,8 @@ def test_edge_cases_decode_as_the_standard_path_does(text):
                                   b'{"a":"caf\xc3\xa9"}', "{}".encode("utf-16")])
 def test_bytes_decode_as_the_text_of_the_line_would(data):
     """decode_json_utf8(data) is decode_json(data.decode('utf-8')): a UnicodeDecodeError first, then JSON."""
-    try:
-        expected = "ok", decode._standard_decode(data.decode("utf-8"), json.loads)
-    except (ValueError, UnicodeDecodeError) as exc:
-        expected = type(exc).__name__, str(exc)
-    try:
-        got = "ok", decode.decode_json_utf8(data)
-    except (ValueError, UnicodeDecodeError) as exc:
-        got = type(exc).__name__, str(exc)
-    assert got[0] == expected[0] and (same(got[1], expected[1]) if got[0] == "ok" else got == expected)
+    expected = outcome(lambda raw: decode._standard_decode(raw.decode("utf-8"), json.loads), data)
+    assert_same_outcome(outcome(decode.decode_json_utf8, data), expected)
 
 
 def test_numbers_are_the_same_floats_and_ints():
@@ -171,12 +176,5 @@ def test_without_msgspec_the_standard_path_does_everything():
 def test_json_loads_is_json_loads(text):
     """formats.decode.json_loads (files.jsonl): json.loads's values and errors exactly, at any depth."""
     for given_text in (text, text.encode("utf-8", "surrogatepass")):
-        try:
-            expected = "ok", json.loads(given_text)
-        except (ValueError, RecursionError) as exc:
-            expected = type(exc).__name__, str(exc)
-        try:
-            got = "ok", decode.json_loads(given_text)
-        except (ValueError, RecursionError) as exc:
-            got = type(exc).__name__, str(exc)
-        assert got[0] == expected[0] and (same(got[1], expected[1]) if got[0] == "ok" else got == expected)
+        errors = (ValueError, RecursionError)
+        assert_same_outcome(outcome(decode.json_loads, given_text, errors), outcome(json.loads, given_text, errors))
