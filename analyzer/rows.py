@@ -11,6 +11,7 @@ same bundle therefore always gives the same bytes.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import hashlib
 import re
 import struct
@@ -149,15 +150,16 @@ def format_timestamp(ns: int | None) -> str:
 
 def _utc_seconds(seconds: int) -> str:
     day, second = divmod(seconds, 86400)
-    if day != _LAST_DAY[0]:  # rows come day by day: the date's text is made once per day
-        moment = time.gmtime(day * 86400)
-        _LAST_DAY[:] = [day, f"{moment.tm_year:04d}-{moment.tm_mon:02d}-{moment.tm_mday:02d}T"]
     hour, second = divmod(second, 3600)
     minute, second = divmod(second, 60)
-    return f"{_LAST_DAY[1]}{hour:02d}:{minute:02d}:{second:02d}"
+    return f"{_day_text(day)}{hour:02d}:{minute:02d}:{second:02d}"
 
 
-_LAST_DAY: list = [None, ""]
+@functools.lru_cache(maxsize=4096)
+def _day_text(day: int) -> str:
+    """``YYYY-MM-DDT`` of a day since the epoch: rows come day by day, so it is made once per day."""
+    moment = time.gmtime(day * 86400)
+    return f"{moment.tm_year:04d}-{moment.tm_mon:02d}-{moment.tm_mday:02d}T"
 
 
 def event_id(source_sha256: str, locator: str, turn_type: str, ordinal: int) -> str:
@@ -186,7 +188,7 @@ class Stamper:
         self._last_text, self._last_head = "", b""
 
     def stamp(self, draft: Draft, ordinal: int) -> tuple[bytes, tuple[str, ...]]:
-        """(sort key, row) for a draft, exactly as ``stamp`` gives them."""
+        """(sort key, row) for a draft: the key is ``sort_key``'s, the last column ``event_id``'s."""
         provenance, timestamp_ns = self.provenance, draft.timestamp_ns
         if timestamp_ns is None:
             text, head = "", _UNTIMED
@@ -207,16 +209,8 @@ class Stamper:
 
 
 def stamp(draft: Draft, provenance: Provenance, ordinal: int) -> tuple[bytes, tuple[str, ...]]:
-    """Return (sort key, row) for a draft; the row's values follow COLUMNS."""
-    origin = draft.origin or provenance.origin
-    row = (
-        format_timestamp(draft.timestamp_ns), draft.session_id, draft.project_path, draft.git_branch,
-        draft.turn_type, draft.model, draft.tool_name, draft.tool_use_id, draft.text, provenance.agent,
-        provenance.store, provenance.source, provenance.source_sha256, draft.locator,
-        draft.timestamp_source if draft.timestamp_ns is not None else "none", origin,
-        event_id(provenance.source_sha256, draft.locator, draft.turn_type, ordinal),
-    )
-    return sort_key(draft.timestamp_ns, provenance.agent, provenance.source, ordinal), row
+    """Return (sort key, row) for one draft; the row's values follow COLUMNS (a file's rows: ``Stamper``)."""
+    return Stamper(provenance).stamp(draft, ordinal)
 
 
 def sort_key(timestamp_ns: int | None, agent: str, source: str, ordinal: int) -> bytes:

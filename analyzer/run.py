@@ -11,8 +11,9 @@ Order of work:
    to the workers (analyzer/secondary.py);
 2. verify the bundle, in this (the coordinator's) process, while workers (one
    per core) parse the primary stores, each handing back sorted runs of
-   rendered rows (in memory for a batch under RUN_BYTES, else run files in the
-   analyzer's temporary directory) and which secondary keys its rows matched;
+   rendered rows (in memory for a batch within its share of
+   runs.MEMORY_BYTES, else run files in the analyzer's temporary directory)
+   and which secondary keys its rows matched;
 3. refuse the bundle if verification failed (unless forced; a forced run puts
    a ``verify:`` row first and says so in the summary) before anything is
    written;
@@ -359,14 +360,12 @@ def _parse_primary(options: AnalyzeOptions, worker: Worker, sources: list[Source
     otherwise only wait, and no extra process holds a copy of the index.
     """
     jobs = options.jobs or os.cpu_count() or 1
-    digest = worker.context["bundle_sha256"] or None
-    verified_before = digest is not None and digest == options.verified_sha256
     batches = _batches(sources, jobs * 4 if len(sources) > 1 else 1)
     # what a batch may hand back in memory: all batches together stay within runs.MEMORY_BYTES
     hold_bytes = runs_module.MEMORY_BYTES // max(1, len(batches))
     limiter = RateLimiter()
     if jobs <= 1 or len(batches) <= 1:
-        report = _verify(options, worker, verified_before)
+        report = _verify(options, worker)
         results: list[BatchResult] = []
         for number, batch in enumerate(batches):
             results.append(worker.parse_batch(batch, number, hold_bytes))
@@ -382,7 +381,7 @@ def _parse_primary(options: AnalyzeOptions, worker: Worker, sources: list[Source
                            for number, batch in enumerate(batches)]
                 # verify here, on the coordinator's reader: it would otherwise wait idle, and a worker
                 # of its own would hold a private copy of every index entry it touches
-                report = _verify(options, worker, verified_before)
+                report = _verify(options, worker)
                 results = _gather(options, futures, limiter)
         finally:
             gc.unfreeze()
@@ -397,10 +396,10 @@ def _parse_primary(options: AnalyzeOptions, worker: Worker, sources: list[Source
     return report, runs, matched
 
 
-def _verify(options: AnalyzeOptions, worker: Worker, verified_before: bool) -> VerifyReport:
+def _verify(options: AnalyzeOptions, worker: Worker) -> VerifyReport:
     """Verify the bundle on the coordinator's reader, unless the caller verified this very file just now."""
-    digest = worker.context["bundle_sha256"] or None
-    if verified_before:
+    digest = worker.context["bundle_sha256"] or None  # of the file as this run opened it
+    if digest is not None and digest == options.verified_sha256:
         return VerifyReport(options.bundle, bundle_sha256=digest)  # no problem: the caller's verify found none
     return verify(options.bundle, options.public_key, options.require_signature, reader=worker.bundle.reader,
                   progress=_progress_callback(options), bundle_sha256=digest)

@@ -5,8 +5,8 @@ line)`` sorted by key (the byte-encoded row order of rows.sort_key). Every
 SAMPLE_EVERY-th record's key and offset is kept beside the path, so that a
 merge can start reading any run near a given key.
 
-A batch whose rendered rows stay under the worker's RUN_BYTES is not written
-at all: it comes back as a ``Held`` run (its sorted items in memory). When
+A batch whose rendered rows stay within its share of MEMORY_BYTES is not
+written at all: it comes back as a ``Held`` run (its sorted items in memory). When
 everything fits in MEMORY_BYTES, the timeline is ordered in memory and
 written once (``write_in_memory``): no byte is copied more often than the
 final order needs. Otherwise the held runs are written out too and the final

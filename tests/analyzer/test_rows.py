@@ -60,10 +60,19 @@ def test_the_common_iso_shape_reads_as_every_other_shape_does():
 @given(st.lists(st.tuples(st.none() | st.integers(min_value=-2**62, max_value=2**62), st.text(max_size=5),
                           st.sampled_from(rows.TURN_TYPES), st.none() | st.sampled_from(rows.ORIGINS)),
                 max_size=12))
-def test_a_files_stamper_stamps_as_stamp_does(drafts):
-    """The per-file Stamper (shared parts rendered once, the last time's text kept) gives stamp()'s key and row."""
+def test_a_files_stamper_stamps_each_column_by_its_definition(drafts):
+    """One Stamper over a file's drafts gives each column by its own definition.
+
+    Shared parts are rendered once and the last time's text and key head kept;
+    the key is still sort_key's, the time format_timestamp's, the id event_id's.
+    """
     provenance = rows.Provenance("codex", "codex.rollouts", "data/home/.codex/s/r.jsonl", "ab" * 32, "primary")
     stamper = rows.Stamper(provenance)
     for ordinal, (ns, text, turn, origin) in enumerate(drafts):
-        draft = rows.Draft(turn, text, f"line:{ordinal}", timestamp_ns=ns, origin=origin, session_id=text)
-        assert stamper.stamp(draft, ordinal) == rows.stamp(draft, provenance, ordinal)
+        locator = f"line:{ordinal}"
+        draft = rows.Draft(turn, text, locator, timestamp_ns=ns, origin=origin, session_id=text)
+        key, row = stamper.stamp(draft, ordinal)
+        assert key == rows.sort_key(ns, provenance.agent, provenance.source, ordinal)
+        assert row == (format_timestamp(ns), text, "", "", turn, "", "", "", text, "codex", "codex.rollouts",
+                       provenance.source, "ab" * 32, locator, "record" if ns is not None else "none",
+                       origin or "primary", rows.event_id("ab" * 32, locator, turn, ordinal))
