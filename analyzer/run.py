@@ -9,11 +9,13 @@ Order of work:
 1. parse the secondary stores (logs, side tables, backups); their rendered rows
    are spooled to disk and only their 8-byte dedup keys stay in memory, handed
    to the workers (analyzer/secondary.py);
-2. verify the bundle, in this (the coordinator's) process, while workers (one
-   per core) parse the primary stores, each handing back sorted runs of
-   rendered rows (in memory for a batch within its share of
-   runs.MEMORY_BYTES, else run files in the analyzer's temporary directory)
-   and which secondary keys its rows matched;
+2. verify the bundle while workers (one per core) parse the primary stores,
+   each handing back sorted runs of rendered rows (in memory for a batch
+   within its share of runs.MEMORY_BYTES, else run files in the analyzer's
+   temporary directory), which secondary keys its rows matched, and what
+   verifying the frames it decompressed found (each frame is verified once:
+   by the first batch that parses a member of it, else by this, the
+   coordinator's, process, which makes every other check meanwhile);
 3. refuse the bundle if verification failed (unless forced; a forced run puts
    a ``verify:`` row first and says so in the summary) before anything is
    written;
@@ -40,7 +42,7 @@ import sys
 import tempfile
 from dataclasses import dataclass, field
 
-from aitrail.analyzer import export
+from aitrail.analyzer import export, verifying
 from aitrail.analyzer import runs as runs_module
 from aitrail.analyzer import secondary as secondary_module
 from aitrail.analyzer import worker as worker_module
@@ -51,7 +53,8 @@ from aitrail.analyzer.secondary import dedup_key
 from aitrail.analyzer.tally import Tally
 from aitrail.analyzer.worker import BatchResult, StoreStats, Worker, is_bad
 from aitrail.collector.bundle.reader import BundleFormatError
-from aitrail.collector.verify import RateLimiter, VerifyReport, sha256_of_file, verify
+from aitrail.collector.verify import RateLimiter, sha256_of_file
+from aitrail.collector.verify_frames import FrameFindings
 from aitrail.collector.verify_structure import SignaturePolicy, check_structure
 
 MERGE_SPLIT_BYTES = 8 * 1024 * 1024  # below this the final merge is not worth splitting
@@ -280,10 +283,11 @@ def _analyze(options: AnalyzeOptions, worker: Worker) -> AnalyzeResult:
     primary = [source for source in parsable if source.origin != "secondary"]
 
     _progress(options, f"verifying, and parsing {len(secondary)} secondary and {len(primary)} primary files")
-    spool = _parse_secondary(worker, secondary, stats)
+    checked: dict[int, FrameFindings] = {}  # frames verified from the bytes the secondary parse decompressed
+    spool = _parse_secondary(worker, secondary, stats, checked if verifying.must_verify(options, worker) else None)
     worker.keys = spool.keys()
     tally = Tally()
-    report, runs, matched = _parse_primary(options, worker, primary, stats, tally)
+    report, runs, matched = _parse_primary(options, worker, primary, stats, tally, checked)
     if not report.ok and not options.force:
         raise NotVerified(report.problems)
     render = worker.render
@@ -337,9 +341,22 @@ def _pool_context():
     return multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
 
 
-def _parse_secondary(worker: Worker, sources: list[Source], stats) -> secondary_module.Spool:
-    """Parse the secondary sources; spool their rendered rows to disk, keep only dedup keys in memory."""
+def _parse_secondary(worker: Worker, sources: list[Source], stats,
+                     checked: dict[int, FrameFindings] | None) -> secondary_module.Spool:
+    """Parse the secondary sources; spool their rendered rows to disk, keep only dedup keys in memory.
+
+    ``checked``: filled with the findings of every frame this parse decompresses, verified from its bytes.
+    """
     spool = secondary_module.Spool(os.path.join(worker.temp_dir, "secondary.spool"))
+    if checked is None:
+        _spool_secondary(worker, sources, stats, spool)
+    else:
+        with verifying.checking_frames(worker.bundle.reader, checked):
+            _spool_secondary(worker, sources, stats, spool)
+    return spool
+
+
+def _spool_secondary(worker: Worker, sources: list[Source], stats, spool: secondary_module.Spool) -> None:
     for source in sorted(sources, key=lambda item: item.member):
         rows = bad = 0
         for key, row in worker.rows(source):
@@ -348,27 +365,33 @@ def _parse_secondary(worker: Worker, sources: list[Source], stats) -> secondary_
             rows += 1
             bad += is_bad(row)
         stats[(source.agent, source.store)].add_rows(rows, bad)
-    return spool
 
 
-def _parse_primary(options: AnalyzeOptions, worker: Worker, sources: list[Source], stats, tally: Tally):
+def _parse_primary(options: AnalyzeOptions, worker: Worker, sources: list[Source], stats, tally: Tally,
+                   checked: dict[int, FrameFindings]):
     """Parse the primary sources while the bundle is verified, each in worker processes when there are cores.
 
-    Verification runs in this process, beside the parsing workers, on the
-    bundle it has already decoded: no output is written until its result is
-    known (the caller refuses a failed bundle then), the coordinator would
-    otherwise only wait, and no extra process holds a copy of the index.
+    The batches verify the frames they parse first (not ``checked`` by the
+    secondary parse already); this process verifies the others meanwhile, on
+    the bundle it has already decoded (analyzer/verifying.py). No output is
+    written until the report is complete: the caller refuses a failed bundle then.
     """
     jobs = options.jobs or os.cpu_count() or 1
     batches = _batches(sources, jobs * 4 if len(sources) > 1 else 1)
     # what a batch may hand back in memory: all batches together stay within runs.MEMORY_BYTES
     hold_bytes = runs_module.MEMORY_BYTES // max(1, len(batches))
+    verify = verifying.must_verify(options, worker)
+    owned = verifying.frames_to_verify(worker.bundle.reader, batches, checked) if verify else [[] for _ in batches]
+
+    def begin_verify():  # in this process, meanwhile: all but the frames the batches or the secondary parse check
+        return verifying.begin(options, worker, owned, checked, _progress_callback(options)) if verify else None
+
     limiter = RateLimiter()
     if jobs <= 1 or len(batches) <= 1:
-        report = _verify(options, worker)
+        verification = begin_verify()
         results: list[BatchResult] = []
         for number, batch in enumerate(batches):
-            results.append(worker.parse_batch(batch, number, hold_bytes))
+            results.append(worker.parse_batch(batch, number, hold_bytes, owned[number]))
             _batch_progress(options, limiter, results, len(batches))
     else:
         gc.freeze()  # forked workers share the decoded bundle; a collection there must not touch (copy) its pages
@@ -377,14 +400,13 @@ def _parse_primary(options: AnalyzeOptions, worker: Worker, sources: list[Source
                     max_workers=jobs, mp_context=_pool_context(), initializer=worker_module.init_process,
                     initargs=(options.bundle, worker.temp_dir, worker.keys, options.format, options.force,
                               worker.context["bundle_sha256"])) as pool:
-                futures = [pool.submit(worker_module.run_batch, batch, number, hold_bytes)
+                futures = [pool.submit(worker_module.run_batch, batch, number, hold_bytes, owned[number])
                            for number, batch in enumerate(batches)]
-                # verify here, on the coordinator's reader: it would otherwise wait idle, and a worker
-                # of its own would hold a private copy of every index entry it touches
-                report = _verify(options, worker)
+                verification = begin_verify()
                 results = _gather(options, futures, limiter)
         finally:
             gc.unfreeze()
+    report = verifying.complete(options, worker, verification, results, checked)
     runs: list[Run | Held] = []
     matched: set[int] = set()
     for result in results:
@@ -394,15 +416,6 @@ def _parse_primary(options: AnalyzeOptions, worker: Worker, sources: list[Source
         for count in result.counts:
             stats[(count.agent, count.store)].add_rows(count.rows, count.bad)
     return report, runs, matched
-
-
-def _verify(options: AnalyzeOptions, worker: Worker) -> VerifyReport:
-    """Verify the bundle on the coordinator's reader, unless the caller verified this very file just now."""
-    digest = worker.context["bundle_sha256"] or None  # of the file as this run opened it
-    if digest is not None and digest == options.verified_sha256:
-        return VerifyReport(options.bundle, bundle_sha256=digest)  # no problem: the caller's verify found none
-    return verify(options.bundle, options.public_key, options.require_signature, reader=worker.bundle.reader,
-                  progress=_progress_callback(options), bundle_sha256=digest)
 
 
 def _progress_callback(options: AnalyzeOptions):

@@ -11,10 +11,10 @@ the secondary dedup keys its rows matched.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
 
-from aitrail.analyzer import export
+from aitrail.analyzer import export, verifying
 from aitrail.analyzer import runs as runs_module
 from aitrail.analyzer.bundle import Bundle, Source
 from aitrail.analyzer.dispatch import parse_source
@@ -23,6 +23,7 @@ from aitrail.analyzer.rows import COLUMNS
 from aitrail.analyzer.runs import Held, Run
 from aitrail.analyzer.secondary import KeySet, dedup_key
 from aitrail.analyzer.tally import Tally
+from aitrail.collector.verify_frames import FrameFindings
 
 RUN_BYTES = 16 * 1024 * 1024  # rendered text a worker holds before it writes a sorted run
 _TEXT = COLUMNS.index("text")
@@ -83,6 +84,7 @@ class BatchResult:
     tally: Tally = field(default_factory=Tally)
     counts: list[SourceCount] = field(default_factory=list)
     matched: set[int] = field(default_factory=set)
+    frames: dict[int, FrameFindings] = field(default_factory=dict)  # frame offset -> what verifying it found
 
 
 def is_bad(row: tuple) -> bool:
@@ -129,13 +131,25 @@ class Worker:
         """(sort key, row) for every row of one source, crash rows included."""
         return parse_source(self.bundle, source, self.registry[source.parser], self.cache)
 
-    def parse_batch(self, members: list[tuple[str, str]], batch: int, hold_bytes: int = RUN_BYTES) -> BatchResult:
+    def parse_batch(self, members: list[tuple[str, str]], batch: int, hold_bytes: int = RUN_BYTES,
+                    frames: Collection[int] = ()) -> BatchResult:
         """Parse some sources; hand back sorted runs of rendered rows; note which secondary keys matched.
 
         A batch whose rendered rows stay under ``hold_bytes`` comes back as one
         run in memory; otherwise runs of RUN_BYTES go to files as they fill.
+        ``frames``: offsets of the frames this batch verifies (collector/verify_frames.py),
+        each from its bytes as soon as a parse here decompresses it; a frame
+        no parse read is decompressed for its check at the end.
         """
         result = BatchResult()
+        reader, to_check = self.bundle.reader, set(frames)
+        with verifying.checking_frames(reader, result.frames, to_check):
+            self._parse_members(members, batch, hold_bytes, result)
+        verifying.check_rest(reader, to_check, result.frames)
+        return result
+
+    def _parse_members(self, members: list[tuple[str, str]], batch: int, hold_bytes: int,
+                       result: BatchResult) -> None:
         pending: list[tuple[bytes, bytes]] = []
         held = 0
         render, keys, count, tally = self.render, self.keys, result.tally.count, result.tally
@@ -164,7 +178,6 @@ class Worker:
         elif pending:  # the whole batch stayed under hold_bytes: it goes back in memory, never to disk
             result.runs.append(runs_module.hold(pending, held))
             tally.cover(pending)
-        return result
 
     def _write_run(self, items: list[tuple[bytes, bytes]], batch: int, number: int, tally: Tally) -> Run:
         run = runs_module.write_run(items, os.path.join(self.temp_dir, f"run-{os.getpid()}-{batch}-{number}.bin"))
@@ -202,6 +215,7 @@ def init_process(bundle_path: str, temp_dir: str, keys: KeySet, format_name: str
     install(worker)
 
 
-def run_batch(members: list[tuple[str, str]], batch: int, hold_bytes: int = RUN_BYTES) -> BatchResult:
-    """Pool task: parse one batch in this process's worker."""
-    return current().parse_batch(members, batch, hold_bytes)
+def run_batch(members: list[tuple[str, str]], batch: int, hold_bytes: int = RUN_BYTES,
+              frames: Collection[int] = ()) -> BatchResult:
+    """Pool task: parse one batch in this process's worker (and verify its frames)."""
+    return current().parse_batch(members, batch, hold_bytes, frames)

@@ -15,11 +15,9 @@ limits (layout.py), and per member only a small header tuple is kept.
 from __future__ import annotations
 
 import hashlib
-import io
 import os
-import tarfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 
 import zstandard
@@ -29,10 +27,10 @@ from aitrail.collector.bundle import vocabulary as oc
 from aitrail.collector.bundle.metadata import COUNT_KEYS, iter_lines, iter_records, link_target
 from aitrail.collector.bundle.reader import BundleFormatError, BundleReader, Member
 from aitrail.collector.bundle.tarheader import ns_text
-from aitrail.collector.bundle.tarread import Header, read_header
+from aitrail.collector.verify_frames import FrameFindings, check_frame_of, tarfile_header
 from aitrail.collector.verify_structure import REQUIRED_TAG_FILES, SignaturePolicy, check_structure, parse_manifest_line
 
-__all__ = ["REQUIRED_TAG_FILES", "SignaturePolicy", "VerifyReport", "verify"]
+__all__ = ["REQUIRED_TAG_FILES", "SignaturePolicy", "Verification", "VerifyReport", "begin", "tarfile_header", "verify"]
 
 
 @dataclass
@@ -89,33 +87,119 @@ def verify(path: str, public_key_path: str | None = None, require_signature: boo
     a short line at most once a second. ``bundle_sha256``: the file's digest
     when the caller has just computed it (the file is then not read twice).
     """
+    if reader is not None:
+        return begin(path, reader, public_key_path, require_signature, progress, bundle_sha256).complete({})
     report = VerifyReport(path)
     report.bundle_sha256 = _check_sidecar(path, report, bundle_sha256)
-    if reader is not None:
-        _verify_opened(reader, report, SignaturePolicy(public_key_path, require_signature), progress)
-        return report
     try:
         reader = BundleReader(path)
     except (BundleFormatError, OSError) as exc:
         report.problems.append(str(exc))
         return report
     with reader:
-        _verify_opened(reader, report, SignaturePolicy(public_key_path, require_signature), progress)
-    return report
+        verification = Verification(reader, report, SignaturePolicy(public_key_path, require_signature), progress)
+        verification.run()
+        return verification.complete({})
 
 
-def _verify_opened(reader: BundleReader, report: VerifyReport, policy: SignaturePolicy,
-                   progress: Callable[[str], None] | None) -> None:
-    report.members = len(reader.members)
-    structure = check_structure(reader, policy)
-    report.problems += structure.problems
-    report.signature, report.signed, report.pinned = structure.signature, structure.signed, structure.pinned
-    report.warnings += structure.warnings
-    seen = _read_members(reader, report, progress)
-    seen.collection = structure.collection
-    _check_end(reader, report)
-    _check_payload_manifest(reader, report)
-    _check_files_jsonl(reader, seen, report)
+def begin(path: str, reader: BundleReader, public_key_path: str | None = None, require_signature: bool = False,
+          progress: Callable[[str], None] | None = None, bundle_sha256: str | None = None,
+          delegated: Collection[int] = ()) -> Verification:
+    """Verify an opened bundle except the frames at the ``delegated`` offsets, which are checked elsewhere.
+
+    The analyzer's workers check the frames they decompress to parse
+    (verify_frames.check_frame_of); ``complete`` takes their findings and
+    gives the report ``verify`` would have: the same problems, in the same order.
+    """
+    report = VerifyReport(path)
+    report.bundle_sha256 = _check_sidecar(path, report, bundle_sha256)
+    verification = Verification(reader, report, SignaturePolicy(public_key_path, require_signature), progress,
+                                delegated)
+    verification.run()
+    return verification
+
+
+class Verification:
+    """One bundle's checks, in verify's order; those that wait on a delegated frame are kept as places.
+
+    While it runs, ``report.problems`` holds problem texts and, for what a
+    delegated frame decides (its own problems; a files.jsonl record's
+    comparison with its member's tar header), callables that ``complete``
+    replaces by the texts they give once the frame's findings are in.
+    """
+
+    def __init__(self, reader: BundleReader, report: VerifyReport, policy: SignaturePolicy,
+                 progress: Callable[[str], None] | None = None, delegated: Collection[int] = ()):
+        self.reader, self.report, self.policy, self.progress = reader, report, policy, progress
+        self.delegated = frozenset(delegated)
+        self.seen = _Seen()
+        self.findings: dict[int, FrameFindings] = {}
+
+    def run(self) -> None:
+        """Every check this process makes itself: structure, its frames, tar end, manifest, files.jsonl."""
+        reader, report = self.reader, self.report
+        report.members = len(reader.members)
+        structure = check_structure(reader, self.policy)
+        report.problems += structure.problems
+        report.signature, report.signed, report.pinned = structure.signature, structure.signed, structure.pinned
+        report.warnings += structure.warnings
+        self._read_frames()
+        self.seen.collection = structure.collection
+        _check_end(reader, report)
+        _check_payload_manifest(reader, report)
+        _check_files_jsonl(reader, self, report)
+
+    def complete(self, findings: Mapping[int, FrameFindings]) -> VerifyReport:
+        """The report, with the delegated frames' findings (a frame without any is checked here, now)."""
+        for offset, frame in self._delegated_frames():
+            found = findings.get(offset)
+            self._take(offset, found if found is not None else check_frame_of(self.reader, frame))
+        problems: list[str] = []
+        for problem in self.report.problems:
+            problems.extend([problem] if isinstance(problem, str) else problem())
+        self.report.problems = problems
+        return self.report
+
+    def header(self, member: Member) -> tuple | None | _Later:
+        """A payload or link member's tar header tuple; _LATER while its frame's findings are awaited."""
+        header = self.seen.headers.get(member.name)
+        if header is None and member.frame_offset in self.delegated and member.frame_offset not in self.findings:
+            return _LATER
+        return header
+
+    def _read_frames(self) -> None:
+        limiter = RateLimiter()
+        frames = self.reader.frames()
+        elsewhere = sum(frame[0].frame_offset in self.delegated for frame in frames)
+        suffix = f" (and {elsewhere} with the parse)" if elsewhere else ""
+        checked = 0
+        for frame in frames:
+            offset = frame[0].frame_offset
+            if offset in self.delegated:
+                self.report.problems.append(lambda offset=offset: self.findings[offset].problems)
+                continue
+            self._take(offset, check_frame_of(self.reader, frame))
+            self.report.problems += self.findings[offset].problems
+            checked += 1
+            if self.progress is not None and limiter.ready():
+                self.progress(f"verified {checked}/{len(frames) - elsewhere} frames{suffix}")
+
+    def _take(self, offset: int, found: FrameFindings) -> None:
+        self.findings[offset] = found
+        self.seen.headers.update(found.headers)
+        self.report.links += found.links
+        self.report.payload_files += found.payload_files
+
+    def _delegated_frames(self) -> list[tuple[int, list[Member]]]:
+        return [(frame[0].frame_offset, frame) for frame in self.reader.frames()
+                if frame[0].frame_offset in self.delegated]
+
+
+class _Later:
+    """The header of a member whose frame is checked elsewhere: known at ``complete``."""
+
+
+_LATER = _Later()
 
 
 def sha256_of_file(path: str) -> str:
@@ -141,108 +225,6 @@ def _check_sidecar(path: str, report: VerifyReport, digest: str | None = None) -
         if not recorded or recorded[0].lower() != digest:
             report.problems.append(f"bundle file: SHA-256 {digest} does not match {os.path.basename(sidecar)}")
     return digest
-
-
-# -- members --------------------------------------------------------------------
-
-
-def _read_members(reader: BundleReader, report: VerifyReport, progress: Callable[[str], None] | None) -> _Seen:
-    seen = _Seen()
-    limiter = RateLimiter()
-    frames = reader.frames()
-    for number, frame in enumerate(frames, 1):
-        try:
-            _read_frame(reader, frame, seen, report)
-        except (BundleFormatError, zstandard.ZstdError) as exc:
-            names = ", ".join(member.name for member in frame)
-            report.problems.append(f"member {names}: zstd frame is damaged or truncated ({exc})")
-        if progress is not None and limiter.ready():
-            progress(f"verified {number}/{len(frames)} frames")
-    return seen
-
-
-class _Span:
-    """One member's bytes inside a decompressed frame: header, data (hashed), zero padding."""
-
-    def __init__(self, member: Member):
-        self.member = member
-        self.head = bytearray()
-        self.hasher = hashlib.sha256()
-        self.padding_ok = True
-
-    def feed(self, chunk: bytes, start: int) -> None:
-        """Take the part of ``chunk`` (which begins at frame position ``start``) that is ours."""
-        member, end = self.member, start + len(chunk)
-        low, high = max(start, member.member_offset), min(end, member.data_offset)
-        if low < high:
-            self.head += chunk[low - start: high - start]
-        low, high = max(start, member.data_offset), min(end, member.data_offset + member.size)
-        if low < high:
-            self.hasher.update(chunk[low - start: high - start])
-        low, high = max(start, member.data_offset + member.size), min(end, member.span_end)
-        if low < high and any(chunk[low - start: high - start]):
-            self.padding_ok = False
-
-
-def _read_frame(reader: BundleReader, frame: list[Member], seen: _Seen, report: VerifyReport) -> None:
-    spans = [_Span(member) for member in frame]
-    position, first = 0, 0
-    for chunk in reader.iter_decompressed(frame[0]):
-        end = position + len(chunk)
-        while first < len(spans) and spans[first].member.span_end <= position:
-            first += 1  # members tile the frame: those wholly before this chunk are done
-        for span in spans[first:]:
-            if span.member.member_offset >= end:
-                break
-            span.feed(chunk, position)
-        position = end
-        if position > frame[-1].span_end:
-            break  # more than the index declares: a decompression bomb is not read to its end
-    if position != frame[-1].span_end:
-        held = f"{position}" if position < frame[-1].span_end else f"more than {frame[-1].span_end}"
-        report.problems.append(f"member {frame[-1].name}: its frame holds {held} bytes, "
-                               f"the index implies {frame[-1].span_end}")
-    for span in spans:
-        _check_span(span, seen, report)
-
-
-def _check_span(span: _Span, seen: _Seen, report: VerifyReport) -> None:
-    member = span.member
-    if not span.padding_ok:
-        report.problems.append(f"member {member.name}: non-zero bytes in the tar padding")
-    info = _parse_header(bytes(span.head))
-    if info is None or info.name != member.name:
-        report.problems.append(f"member {member.name}: tar header does not name this member")
-        return
-    if member.name.startswith((layout.PAYLOAD_DIR, layout.LINKS_DIR)):
-        seen.headers[member.name] = (info.pax_headers.get("mtime", ""), info.mode, info.uid, info.gid, info.linkname)
-    if member.type == "symlink":
-        report.links += 1
-        if not info.issym():
-            report.problems.append(f"member {member.name}: index says symlink, tar header disagrees")
-        return
-    if not info.isreg() or info.size != member.size:
-        report.problems.append(f"member {member.name}: tar header type or size disagrees with the index")
-    digest = span.hasher.hexdigest()
-    if digest != member.sha256:
-        report.problems.append(f"member {member.name}: SHA-256 {digest} does not match the index")
-    if member.name.startswith(layout.PAYLOAD_DIR):
-        report.payload_files += 1
-
-
-def _parse_header(head: bytes) -> Header | tarfile.TarInfo | None:
-    """A member's header: read directly for the shapes aitrail writes, else by tarfile (tarread.py)."""
-    return read_header(head) or tarfile_header(head)
-
-
-def tarfile_header(head: bytes) -> tarfile.TarInfo | None:
-    """A member's header as tarfile reads it; None where it refuses the bytes."""
-    try:
-        with tarfile.open(fileobj=io.BytesIO(head + b"\0" * 1024), mode="r:", encoding="utf-8",
-                          errors="surrogateescape") as archive:
-            return archive.next()
-    except (tarfile.TarError, UnicodeError, ValueError, OverflowError, EOFError):  # untrusted header bytes
-        return None
 
 
 def _check_end(reader: BundleReader, report: VerifyReport) -> None:
@@ -297,7 +279,7 @@ def _check_payload_manifest(reader: BundleReader, report: VerifyReport) -> None:
 # -- files.jsonl ------------------------------------------------------------------------
 
 
-def _check_files_jsonl(reader: BundleReader, seen: _Seen, report: VerifyReport) -> None:
+def _check_files_jsonl(reader: BundleReader, verification: Verification, report: VerifyReport) -> None:
     """Every record, streamed: its schema, its member, that member's tar header; then the counts."""
     by_class = dict.fromkeys(("collected", "skipped", "failed"), 0)
     referenced: set[str] = set()
@@ -310,7 +292,7 @@ def _check_files_jsonl(reader: BundleReader, seen: _Seen, report: VerifyReport) 
             if record.get("member"):
                 member = reader.get(record["member"])
                 referenced.add(record["member"] if member is None else member.name)  # one copy per name
-                _check_record_member(reader, seen, record, report)
+                _check_record_member(reader, verification, record, report)
             elif record["outcome"] in (oc.COLLECTED, oc.CHANGED, oc.SYMLINK):
                 report.problems.append(f"{layout.FILES_JSONL}: {record.get('path')} is {record['outcome']} "
                                        "but names no member")
@@ -323,28 +305,46 @@ def _check_files_jsonl(reader: BundleReader, seen: _Seen, report: VerifyReport) 
         if member.name.startswith((layout.PAYLOAD_DIR, layout.LINKS_DIR)) and member.name not in referenced:
             report.problems.append(f"member {member.name}: not accounted for in {layout.FILES_JSONL}")
     report.counts = {"matched": sum(by_class.values()), **by_class}
-    _check_counts(seen, report)
+    _check_counts(verification.seen, report)
 
 
-def _check_record_member(reader: BundleReader, seen: _Seen, record: dict, report: VerifyReport) -> None:
+def _check_record_member(reader: BundleReader, verification: Verification, record: dict,
+                         report: VerifyReport) -> None:
     name = record["member"]
     member = reader.get(name)
     if member is None:
         report.problems.append(f"{layout.FILES_JSONL}: {record.get('path')} names member {name}, which is missing")
         return
-    header = seen.headers.get(name)
     if member.type == "symlink":
-        if header is not None and os.fsencode(header[4]) != link_target(record):
-            report.problems.append(f"member {name}: link target differs from {layout.FILES_JSONL}")
+        _against_header(verification, member, link_target(record), _link_problems, report)
         return
     if member.sha256 != record.get("sha256") or member.size != record.get("stored_size"):
         report.problems.append(f"member {name}: digest or size differs from {layout.FILES_JSONL}")
     stat = record.get("stat")
-    if header is not None and stat:
-        mtime, mode, uid, gid, _ = header
-        if (mtime != ns_text(stat["mtime_ns"]) or mode != int(stat["mode"], 8) & 0o7777
-                or uid != stat["uid"] or gid != stat["gid"]):
-            report.problems.append(f"member {name}: tar header metadata differs from {layout.FILES_JSONL}")
+    if stat:
+        recorded = (ns_text(stat["mtime_ns"]), int(stat["mode"], 8) & 0o7777, stat["uid"], stat["gid"])
+        _against_header(verification, member, recorded, _stat_problems, report)
+
+
+def _against_header(verification: Verification, member: Member, recorded, compare, report: VerifyReport) -> None:
+    """Compare what files.jsonl records with the member's tar header: now, or once its frame is checked."""
+    header = verification.header(member)
+    if header is _LATER:
+        report.problems.append(lambda: compare(member.name, recorded, verification.seen.headers.get(member.name)))
+    else:
+        report.problems += compare(member.name, recorded, header)
+
+
+def _link_problems(name: str, target: bytes, header: tuple | None) -> list[str]:
+    if header is not None and os.fsencode(header[4]) != target:
+        return [f"member {name}: link target differs from {layout.FILES_JSONL}"]
+    return []
+
+
+def _stat_problems(name: str, recorded: tuple, header: tuple | None) -> list[str]:
+    if header is not None and header[:4] != recorded:
+        return [f"member {name}: tar header metadata differs from {layout.FILES_JSONL}"]
+    return []
 
 
 def _check_counts(seen: _Seen, report: VerifyReport) -> None:

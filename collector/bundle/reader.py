@@ -11,7 +11,7 @@ import dataclasses
 import hashlib
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import BinaryIO
 
 import zstandard
@@ -141,6 +141,10 @@ class BundleReader:
             raise
         self._by_name = {member.name: member for member in self.members}
         self._cached_frame: tuple[int, bytes] | None = None  # the last packed frame read whole
+        self._frames_by_offset: dict[int, list[Member]] | None = None
+        # called with (frame offset, bytes) each time a frame is decompressed whole into the cache: the
+        # analyzer's workers verify their frames from those bytes instead of decompressing them again
+        self.on_frame: Callable[[int, bytes], None] | None = None
 
     def __enter__(self) -> BundleReader:
         return self
@@ -255,6 +259,12 @@ class BundleReader:
                 groups.append([member])
         return groups
 
+    def frame_at(self, offset: int) -> list[Member]:
+        """The members of the frame that starts at ``offset``, in order (KeyError for no such frame)."""
+        if self._frames_by_offset is None:
+            self._frames_by_offset = {frame[0].frame_offset: frame for frame in self.frames()}
+        return self._frames_by_offset[offset]
+
     # -- members ------------------------------------------------------------------
 
     def member(self, name: str) -> Member:
@@ -334,7 +344,15 @@ class BundleReader:
                     raise BundleFormatError(f"{member.name}: its frame decompresses to more than {FRAME_LIMIT} bytes")
                 chunks.append(chunk)
             self._cached_frame = (member.frame_offset, b"".join(chunks))
+            if self.on_frame is not None:
+                self.on_frame(*self._cached_frame)
         return self._cached_frame[1]
+
+    def cached_frame(self, member: Member) -> bytes | None:
+        """The decompressed frame holding ``member`` if it is the one this reader keeps (read whole, no error)."""
+        if self._cached_frame is not None and self._cached_frame[0] == member.frame_offset:
+            return self._cached_frame[1]
+        return None
 
     def read_data(self, name: str) -> bytes:
         """A member's data, whole (for members known to be small)."""

@@ -224,7 +224,7 @@ def test_chromium_renders_every_findings_list(tmp_path):
 
 def test_each_bundle_is_verified_once(bundles, tmp_path, monkeypatch):
     """check_bundles verifies; analyze takes that result for the same file instead of hashing it again."""
-    from aitrail.analyzer import run as run_module
+    from aitrail.analyzer import verifying
     from aitrail.analyzer.report import build
 
     calls = []
@@ -236,7 +236,7 @@ def test_each_bundle_is_verified_once(bundles, tmp_path, monkeypatch):
         return verify
 
     monkeypatch.setattr(build, "verify", counted(build.verify))
-    monkeypatch.setattr(run_module, "verify", counted(run_module.verify))
+    monkeypatch.setattr(verifying.verify_module, "begin", counted(verifying.verify_module.begin))
     result, out = _report(tmp_path, bundles["claude"], bundles["codex"])
     assert result.exit_code == 0, result.output
     assert sorted(calls) == sorted([bundles["claude"], bundles["codex"]])
