@@ -48,7 +48,7 @@ from aitrail.analyzer import secondary as secondary_module
 from aitrail.analyzer import worker as worker_module
 from aitrail.analyzer.bundle import Source
 from aitrail.analyzer.rows import COLUMNS, Draft, Provenance, stamp
-from aitrail.analyzer.runs import Held, Run
+from aitrail.analyzer.runs import Held, Parked, Run
 from aitrail.analyzer.secondary import dedup_key
 from aitrail.analyzer.tally import Tally
 from aitrail.analyzer.worker import BatchResult, StoreStats, Worker, is_bad
@@ -150,20 +150,32 @@ class AnalyzeResult:
 # -- coordinator side ------------------------------------------------------------------------
 
 
-def _batches(sources: list[Source], count: int) -> list[list[tuple[str, str]]]:
-    """Contiguous runs of sources in bundle order (members of one frame stay together), of similar size."""
+SMALLEST_BATCH = 8  # per worker: no batch is smaller than 1/(8 * jobs) of the input (but the last)
+
+
+def _batches(sources: list[Source], jobs: int) -> list[tuple[list[tuple[str, str]], int]]:
+    """Contiguous runs of sources in bundle order (members of one frame stay together), with their sizes.
+
+    Guided: each batch takes half of what is left per worker, down to
+    1/SMALLEST_BATCH of the input per worker, so the batches shrink towards
+    the end and the workers, taking them in order, run out of work together.
+    """
     ordered = sorted(sources, key=lambda item: item.order)
     total = sum(max(1, source.size) for source in ordered)
-    target = total / max(1, count)
-    batches: list[list[str]] = [[]]
-    size = 0
+    smallest = total / (SMALLEST_BATCH * jobs)
+    batches: list[tuple[list[tuple[str, str]], int]] = []
+    batch: list[tuple[str, str]] = []
+    size, left = 0, total
     for source in ordered:
-        if size >= target and len(batches) < count:
-            batches.append([])
-            size = 0
-        batches[-1].append((source.member, source.store))
+        if batch and size >= max(smallest, left / (2 * jobs)):
+            batches.append((batch, size))
+            left -= size
+            batch, size = [], 0
+        batch.append((source.member, source.store))
         size += max(1, source.size)
-    return [batch for batch in batches if batch]
+    if batch:
+        batches.append((batch, size))
+    return batches
 
 
 def _progress(options: AnalyzeOptions, message: str) -> None:
@@ -377,9 +389,11 @@ def _parse_primary(options: AnalyzeOptions, worker: Worker, sources: list[Source
     written until the report is complete: the caller refuses a failed bundle then.
     """
     jobs = options.jobs or os.cpu_count() or 1
-    batches = _batches(sources, jobs * 4 if len(sources) > 1 else 1)
-    # what a batch may hand back in memory: all batches together stay within runs.MEMORY_BYTES
-    hold_bytes = runs_module.MEMORY_BYTES // max(1, len(batches))
+    sized = _batches(sources, jobs)
+    batches = [batch for batch, _ in sized]
+    # what a batch may hand back in memory, by its share of the input: together within runs.MEMORY_BYTES
+    total = sum(size for _, size in sized)
+    holds = [runs_module.MEMORY_BYTES * size // max(1, total) for _, size in sized]
     verify = verifying.must_verify(options, worker)
     owned = verifying.frames_to_verify(worker.bundle.reader, batches, checked) if verify else [[] for _ in batches]
 
@@ -391,7 +405,7 @@ def _parse_primary(options: AnalyzeOptions, worker: Worker, sources: list[Source
         verification = begin_verify()
         results: list[BatchResult] = []
         for number, batch in enumerate(batches):
-            results.append(worker.parse_batch(batch, number, hold_bytes, owned[number]))
+            results.append(worker.parse_batch(batch, number, holds[number], owned[number]))
             _batch_progress(options, limiter, results, len(batches))
     else:
         gc.freeze()  # forked workers share the decoded bundle; a collection there must not touch (copy) its pages
@@ -400,7 +414,7 @@ def _parse_primary(options: AnalyzeOptions, worker: Worker, sources: list[Source
                     max_workers=jobs, mp_context=_pool_context(), initializer=worker_module.init_process,
                     initargs=(options.bundle, worker.temp_dir, worker.keys, options.format, options.force,
                               worker.context["bundle_sha256"])) as pool:
-                futures = [pool.submit(worker_module.run_batch, batch, number, hold_bytes, owned[number])
+                futures = [pool.submit(worker_module.run_batch, batch, number, holds[number], owned[number])
                            for number, batch in enumerate(batches)]
                 verification = begin_verify()
                 results = _gather(options, futures, limiter)
@@ -423,12 +437,15 @@ def _progress_callback(options: AnalyzeOptions):
 
 
 def _gather(options: AnalyzeOptions, futures: list, limiter: RateLimiter) -> list:
-    """The batches' results in order, with a progress line at most once a second meanwhile."""
+    """The batches' results in order, their parked runs read back as they come; a progress line meanwhile."""
     pending = set(futures)
     done: list = []
     while pending:
         finished, pending = concurrent.futures.wait(pending, timeout=1.0,
                                                     return_when=concurrent.futures.FIRST_COMPLETED)
+        for future in finished:
+            result = future.result()
+            result.runs = [runs_module.unpark(run) if isinstance(run, Parked) else run for run in result.runs]
         done.extend(finished)
         _batch_progress(options, limiter, done, len(futures))
     return [future.result() for future in futures]

@@ -20,7 +20,7 @@ from aitrail.analyzer.bundle import Bundle, Source
 from aitrail.analyzer.dispatch import parse_source
 from aitrail.analyzer.registry import Parser, parsers, wanted_prefixes
 from aitrail.analyzer.rows import COLUMNS
-from aitrail.analyzer.runs import Held, Run
+from aitrail.analyzer.runs import Held, Parked, Run
 from aitrail.analyzer.secondary import KeySet, dedup_key
 from aitrail.analyzer.tally import Tally
 from aitrail.collector.verify_frames import FrameFindings
@@ -80,7 +80,7 @@ class SourceCount:
 class BatchResult:
     """What a worker hands back for one batch of sources."""
 
-    runs: list[Run | Held] = field(default_factory=list)
+    runs: list[Run | Held | Parked] = field(default_factory=list)
     tally: Tally = field(default_factory=Tally)
     counts: list[SourceCount] = field(default_factory=list)
     matched: set[int] = field(default_factory=set)
@@ -217,5 +217,9 @@ def init_process(bundle_path: str, temp_dir: str, keys: KeySet, format_name: str
 
 def run_batch(members: list[tuple[str, str]], batch: int, hold_bytes: int = RUN_BYTES,
               frames: Collection[int] = ()) -> BatchResult:
-    """Pool task: parse one batch in this process's worker (and verify its frames)."""
-    return current().parse_batch(members, batch, hold_bytes, frames)
+    """Pool task: parse one batch in this process's worker (and verify its frames); its held run goes parked."""
+    worker = current()
+    result = worker.parse_batch(members, batch, hold_bytes, frames)
+    result.runs = [runs_module.park(run, os.path.join(worker.temp_dir, f"parked-{batch}-{number}.bin"))
+                   if isinstance(run, Held) else run for number, run in enumerate(result.runs)]
+    return result

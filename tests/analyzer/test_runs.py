@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -53,3 +54,21 @@ def test_equal_keys_across_a_sample_boundary_are_all_read(tmp_path):
     keys = [b"a"] * 10 + [b"b"] * (runs.SAMPLE_EVERY * 2) + [b"c"] * 10
     run = make_runs(tmp_path, [keys])[0]
     assert [key for key, _ in runs.read_run(run, b"b", b"c")] == [b"b"] * (runs.SAMPLE_EVERY * 2)
+
+
+@settings(max_examples=40, deadline=None)
+@given(items=st.lists(st.tuples(st.binary(max_size=12), st.binary(max_size=40)), max_size=200))
+def test_a_parked_run_comes_back_as_it_was_held(tmp_path_factory, items):
+    held = runs.hold(list(items), sum(len(line) for _, line in items))
+    path = tmp_path_factory.mktemp("parked") / "p.bin"
+    parked = runs.park(held, str(path))
+    back = runs.unpark(parked)
+    assert back.items == sorted(items) and back.size == held.size
+    assert not path.exists()
+
+
+def test_a_parked_file_of_another_length_is_refused(tmp_path):
+    parked = runs.park(runs.hold([(b"k", b"line\n")], 5), str(tmp_path / "p.bin"))
+    (tmp_path / "p.bin").write_bytes(b"line\nk+")
+    with pytest.raises(OSError, match="not the ones written"):
+        runs.unpark(parked)
