@@ -98,8 +98,16 @@ def ns_from_iso(text) -> int | None:
         except ValueError:
             pass  # the full reading below decides, as before
         else:
-            return ((moment - _EPOCH) // _MICROSECOND) * 1000
+            ns = ((moment - _EPOCH) // _MICROSECOND) * 1000
+            if text[4] == text[7] == "-" and text[13] == text[16] == ":":
+                # YYYY-MM-DDTHH:MM:SS.mmmZ is what format_timestamp writes for this time (not so a week
+                # date, 2026-W27-4T...): the row about to be stamped with it is given the text as it is
+                _LAST_ISO[:] = (ns, text)
+            return ns
     return _ns_from_iso_any(text)
+
+
+_LAST_ISO: list = [None, ""]  # the last time read in the canonical shape, and its text
 
 
 def _ns_from_iso_any(text: str) -> int | None:
@@ -141,6 +149,8 @@ def format_timestamp(ns: int | None) -> str:
     """ISO 8601 UTC with Z: milliseconds, or nanoseconds when the source had finer precision."""
     if ns is None:
         return ""
+    if ns == _LAST_ISO[0]:
+        return _LAST_ISO[1]
     seconds, nanos = divmod(ns, 1_000_000_000)
     base = _utc_seconds(seconds)
     if nanos % 1_000_000 == 0:

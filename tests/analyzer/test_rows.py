@@ -57,6 +57,42 @@ def test_the_common_iso_shape_reads_as_every_other_shape_does():
     assert rows.ns_from_iso("2026-07-02T24:00:00.000Z") is None
 
 
+def _formatted_afresh(ns: int) -> str:
+    rows._LAST_ISO[:] = (None, "")
+    return format_timestamp(ns)
+
+
+def test_a_time_read_is_formatted_as_it_was_written_only_when_that_is_its_format():
+    """The text ns_from_iso keeps for format_timestamp is the text format_timestamp would write."""
+    import random
+
+    rng = random.Random(7)
+    kept = 0
+    for _ in range(50_000):
+        text = list("2026-07-02T09:14:05.201Z")
+        for _ in range(rng.randint(0, 3)):
+            text[rng.randrange(24)] = rng.choice("0123456789-T:.Z +W\u0662x")
+        text = "".join(text)
+        rows._LAST_ISO[:] = (None, "")
+        ns = ns_from_iso(text)
+        if rows._LAST_ISO[0] is not None:
+            kept += 1
+            assert rows._LAST_ISO == [ns, text] and _formatted_afresh(ns) == text, text
+    assert kept > 10_000
+    for week_date in ("2026-W27-4T09:14:05.201Z", "2026-183T09:14:05.2010Z"):
+        ns = ns_from_iso(week_date)
+        assert ns is None or format_timestamp(ns) == _formatted_afresh(ns) != week_date
+
+
+@given(st.integers(min_value=-2**62, max_value=2**62), st.integers(min_value=-2**62, max_value=2**62))
+def test_a_kept_text_is_given_for_its_own_time_only(read, other):
+    text = _formatted_afresh(read - read % 1_000_000)
+    ns = ns_from_iso(text)
+    if ns is not None:  # years 1-9999 only
+        assert format_timestamp(ns) == text
+        assert format_timestamp(other) == _formatted_afresh(other)
+
+
 @given(st.lists(st.tuples(st.none() | st.integers(min_value=-2**62, max_value=2**62), st.text(max_size=5),
                           st.sampled_from(rows.TURN_TYPES), st.none() | st.sampled_from(rows.ORIGINS)),
                 max_size=12))
