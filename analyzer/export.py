@@ -55,8 +55,10 @@ def timeline_csv_line(row: tuple, ending: str = "\n") -> str:
     if line.count(",") == _SEPARATORS and '"' not in line and "\n" not in line and "\r" not in line:
         return line + ending
     fields = list(row)
-    for index in _QUOTABLE:
-        fields[index] = _csv_field(fields[index])
+    for index in _QUOTABLE:  # _csv_field, inline: most rows with prose come here
+        field = fields[index]
+        if '"' in field or "," in field or "\n" in field or "\r" in field:
+            fields[index] = '"' + field.replace('"', '""') + '"'
     return ",".join(fields) + ending
 
 

@@ -30,12 +30,8 @@ class Tally:
             self.first_ns = ns if self.first_ns is None else min(self.first_ns, ns)
             self.last_ns = ns if self.last_ns is None else max(self.last_ns, ns)
 
-    def count(self, agent: str, session_id: str) -> None:
-        """Count one written row without its time: ``cover`` takes the times of a sorted run at once."""
-        self.sessions[(agent, session_id)] += 1
-
     def cover(self, items: list[tuple[bytes, bytes]]) -> None:
-        """Take the first and last time of a sorted run of (sort key, line) items.
+        """Take the first and last time of a sorted run of (sort key, line) items (its rows counted in ``sessions``).
 
         Timed keys sort before untimed ones (rows.sort_key): the first item's,
         and the last before the first untimed key, are the run's extremes.

@@ -152,11 +152,13 @@ class Worker:
                        result: BatchResult) -> None:
         pending: list[tuple[bytes, bytes]] = []
         held = 0
-        render, keys, count, tally = self.render, self.keys, result.tally.count, result.tally
+        render, keys, tally = self.render, self.keys, result.tally
+        sessions = tally.sessions
         spill_at = max(hold_bytes, RUN_BYTES)  # a batch held whole, or runs of RUN_BYTES once it cannot be
         for member, store in members:
             source = self.bundle.source_for(member, store)  # a file matched by two stores is two sources
             rows = bad = 0
+            session, in_session = "", 0  # rows of a file come session by session: counted per stretch
             for key, row in self.rows(source):
                 rows += 1
                 if row[_TEXT].startswith("parser:"):  # is_bad, inline: this loop runs once per row
@@ -166,12 +168,18 @@ class Worker:
                     if digest in keys:
                         result.matched.add(digest)
                 line = render(row).encode("utf-8")
-                count(row[_AGENT], row[_SESSION])
+                if row[_SESSION] != session:
+                    if in_session:
+                        sessions[(source.agent, session)] += in_session
+                    session, in_session = row[_SESSION], 0
+                in_session += 1
                 pending.append((key, line))
                 held += len(line)
                 if held >= spill_at:
                     result.runs.append(self._write_run(pending, batch, len(result.runs), tally))
                     pending, held = [], 0
+            if in_session:
+                sessions[(source.agent, session)] += in_session
             result.counts.append(SourceCount(source.agent, source.store, rows, bad))
         if pending and (result.runs or held > hold_bytes):
             result.runs.append(self._write_run(pending, batch, len(result.runs), tally))

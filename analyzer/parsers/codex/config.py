@@ -38,11 +38,6 @@ from aitrail.analyzer.formats.idioms import file_mtime, pointer, setting_value
 from aitrail.analyzer.formats.text import bad_file, bad_line, excerpt
 from aitrail.analyzer.rows import Draft
 
-try:  # Python 3.11+; the analyzer's other parsers run on 3.10 too
-    import tomllib
-except ImportError:  # pragma: no cover - exercised only on 3.10
-    tomllib = None
-
 PERMISSION_KEYS = ("approval_policy", "sandbox_mode", "approvals_reviewer", "default_permissions")
 PERMISSION_TABLES = ("sandbox_workspace_write", "permissions")
 PROFILE_KEYS = ("approval_policy", "sandbox_mode")
@@ -56,13 +51,15 @@ def _key(key: str) -> str:
 
 
 def _read_toml(ctx: ParseContext) -> tuple[dict | None, str]:
-    if tomllib is None:
+    try:  # imported only here (about 30 ms): most bundles hold no config.toml
+        import tomllib  # noqa: F401 - Python 3.11+; the analyzer's other parsers run on 3.10 too
+    except ImportError:  # pragma: no cover - exercised only on 3.10
         return None, "TOML cannot be read on this Python (3.11 or later is needed)"
     try:
         return decode_toml(ctx.config_data().decode("utf-8")), ""
     except UnicodeDecodeError as exc:
         return None, f"not UTF-8 at byte {exc.start}"
-    except (tomllib.TOMLDecodeError, ValueError, RecursionError) as exc:
+    except (ValueError, RecursionError) as exc:  # tomllib.TOMLDecodeError is a ValueError
         return None, f"not TOML: {exc}"
 
 
