@@ -133,6 +133,12 @@ def stack_depth() -> int:
 
 def _fast_decode(text: str | bytes, depth: int | None) -> object:
     """The msgspec value of ``text`` within FAST_NESTING levels, or _MISSING (the standard path decides)."""
+    if depth is None and _count(text, "[", "{") < FAST_NESTING:
+        # fewer openers than levels allowed: it cannot nest too deep, and the stack is not walked
+        try:
+            return _FAST(text)
+        except (ValueError, RecursionError):  # a RecursionError: the caller is already deep; as below
+            return _MISSING
     previous = sys.getrecursionlimit()
     try:
         # +2: this frame and decode_json's, above the caller whose depth was given

@@ -18,17 +18,16 @@ from aitrail.analyzer.rows import Draft
 
 
 class Line:
-    """One decoded JSONL line: its number, byte offset, value and raw bytes (one per line: slotted)."""
+    """One decoded JSONL line: its number, byte offset, value, raw bytes and locator (one per line: slotted).
 
-    __slots__ = ("number", "offset", "value", "raw")
+    ``locator``, ``line:N``, is made once: every line gives a row, most several, each citing it.
+    """
+
+    __slots__ = ("number", "offset", "value", "raw", "locator")
 
     def __init__(self, number: int, offset: int, value: object, raw: bytes):
         self.number, self.offset, self.value, self.raw = number, offset, value, raw
-
-    @property
-    def locator(self) -> str:
-        """``line:N``, the line's locator."""
-        return f"line:{self.number}"
+        self.locator = f"line:{number}"
 
 
 def read_jsonl(ctx: ParseContext, require_object: bool = True) -> Iterator[Line | Draft]:

@@ -89,7 +89,8 @@ def signature(text: str) -> bytes:
 
     A digest, so that pairing a large rollout holds 16 bytes per record, not its text.
     """
-    return hashlib.blake2b("".join(text.split()).encode("utf-8", "surrogatepass"), digest_size=16).digest()
+    # SHA-256 (16 bytes of it): twice as fast as BLAKE2b where the CPU has SHA instructions
+    return hashlib.sha256("".join(text.split()).encode("utf-8", "surrogatepass")).digest()[:16]
 
 
 # -- message content ------------------------------------------------------------------------
