@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sqlite3
 import tempfile
 from pathlib import Path
 
 import zstandard
+from hypothesis import given
+from hypothesis import strategies as st
 
 from aitrail.analyzer.context import ParseContext
 from tests.analyzer.fakes import REGISTRY, FakeBundle, drafts, run
@@ -382,3 +385,13 @@ def test_a_crash_after_held_rows_gives_them_first(monkeypatch):
     texts = [row[8] for row in rows]
     assert texts[0] == "duplicate of line 3 (the prompt, as its user_message event)"  # decided by the whole file
     assert texts[1] == "ls" and texts[2].startswith("parser: crashed on this file after 2 rows (RuntimeError")
+
+
+@given(st.text(alphabet=st.characters(max_codepoint=127), max_size=60)
+       | st.text(max_size=60))
+def test_a_signature_is_the_digest_of_the_text_without_its_whitespace(text):
+    from aitrail.analyzer.parsers.codex.items import signature
+
+    expected = hashlib.sha256("".join(text.split()).encode("utf-8", "surrogatepass")).digest()[:16]
+    assert signature(text) == expected
+    assert signature(text + "\x1c \t\x1f") == signature(text)  # every character str.split() drops

@@ -84,13 +84,20 @@ def json_value(value) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"), default=_plain)
 
 
+_ASCII_WHITESPACE = bytes(code for code in range(128) if chr(code).isspace())  # what str.split() drops, in ASCII
+
+
 def signature(text: str) -> bytes:
     """What two records of the same content share: the text without any whitespace, as a digest.
 
     A digest, so that pairing a large rollout holds 16 bytes per record, not its text.
     """
+    if text.isascii():  # the same bytes as below, deleted in C: no list of words (7x faster for 2 KB)
+        squeezed = text.encode("ascii").translate(None, _ASCII_WHITESPACE)
+    else:
+        squeezed = "".join(text.split()).encode("utf-8", "surrogatepass")
     # SHA-256 (16 bytes of it): twice as fast as BLAKE2b where the CPU has SHA instructions
-    return hashlib.sha256("".join(text.split()).encode("utf-8", "surrogatepass")).digest()[:16]
+    return hashlib.sha256(squeezed).digest()[:16]
 
 
 # -- message content ------------------------------------------------------------------------
