@@ -40,25 +40,26 @@ def csv_line(row: tuple) -> str:
 _PLAIN_COLUMNS = frozenset(COLUMNS.index(name) for name in (
     "timestamp_utc", "turn_type", "agent", "source_sha256", "timestamp_source", "origin", "event_id"))
 _QUOTABLE = tuple(index for index in range(len(COLUMNS)) if index not in _PLAIN_COLUMNS)
-_SEPARATORS = len(COLUMNS) - 1
+_TEXT = COLUMNS.index("text")
+_HEAD_COMMAS, _TAIL_COMMAS = _TEXT - 1, len(COLUMNS) - _TEXT - 2  # separators before and after the text
 
 
 def timeline_csv_line(row: tuple, ending: str = "\n") -> str:
-    """csv_line for a timeline row: columns whose values can never need quoting are not checked.
+    """csv_line for a timeline row: only the fields that can need quoting are checked.
 
     ``ending``: what follows the 17 fields (the trailing columns, already
-    rendered once per bundle, and the line end). The fields are joined first:
-    when the joined text holds no quote, CR or LF and no comma beyond the 16
-    separators, no field needs quoting (most rows but those with prose).
+    rendered once per bundle, and the line end). The fields before and
+    after the text are joined first: when they hold no quote, CR or LF and
+    no comma beyond their separators, only the text can need quoting (every
+    row measured on the bench corpora: prose and tool output sit in the text).
     """
-    line = ",".join(row)
-    if line.count(",") == _SEPARATORS and '"' not in line and "\n" not in line and "\r" not in line:
-        return line + ending
+    head, tail = ",".join(row[:_TEXT]), ",".join(row[_TEXT + 1:])
+    if (head.count(",") == _HEAD_COMMAS and tail.count(",") == _TAIL_COMMAS and '"' not in head and '"' not in tail
+            and "\n" not in head and "\n" not in tail and "\r" not in head and "\r" not in tail):
+        return f"{head},{_csv_field(row[_TEXT])},{tail}{ending}"
     fields = list(row)
-    for index in _QUOTABLE:  # _csv_field, inline: most rows with prose come here
-        field = fields[index]
-        if '"' in field or "," in field or "\n" in field or "\r" in field:
-            fields[index] = '"' + field.replace('"', '""') + '"'
+    for index in _QUOTABLE:
+        fields[index] = _csv_field(fields[index])
     return ",".join(fields) + ending
 
 

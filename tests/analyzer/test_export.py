@@ -39,3 +39,4 @@ def test_timeline_renderer_checks_every_column_that_can_need_quotes(row):
     # the columns left unchecked only ever hold values without , " CR or LF
     row = tuple("x" if COLUMNS[index] in plain else value for index, value in enumerate(row))
     assert next(csv.reader(io.StringIO(timeline_csv_line(row), newline=""))) == list(row)
+    assert timeline_csv_line(row) == csv_line(row)  # byte for byte the general renderer's line
