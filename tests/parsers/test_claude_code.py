@@ -6,6 +6,8 @@ import csv
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.analyzer.fakes import FakeBundle, drafts
 from tests.conftest import FIXTURES, write_tree
 
@@ -194,6 +196,21 @@ def test_an_entry_written_twice_is_given_once():
     rows = transcript(line, line)
     assert texts(rows, "user") == ["go"]
     assert texts(rows, "system") == ["repeated: line repeats line:1 (entry u1); its content is given there"]
+
+
+@pytest.mark.parametrize("whole_file_bytes", [32 * 1024 * 1024, 0], ids=["held whole", "hashed per line"])
+def test_a_repeat_is_the_same_bytes_whether_the_file_is_held_whole_or_not(monkeypatch, whole_file_bytes):
+    from aitrail.analyzer.parsers.claude_code import transcript as walk
+
+    monkeypatch.setattr(walk, "WHOLE_FILE_BYTES", whole_file_bytes)
+    first, same_uuid_other_text = user("u1", None, "go"), user("u1", None, "stop")
+    data = (b"  " + json.dumps(first).encode() + b" \n" + json.dumps(assistant("a1", "u1", "m1", [{"type": "text",
+            "text": "ok"}])).encode() + b"\n" + json.dumps(first).encode() + b"\r\n"
+            + json.dumps(same_uuid_other_text).encode() + b"\n")
+    rows = drafts(FakeBundle({("claude-code.transcripts", PATH): data}), PATH, TRANSCRIPT)
+    assert [text for text in texts(rows, "system") if text.startswith("repeated:")] == [
+        "repeated: line repeats line:1 (entry u1); its content is given there"]  # line 3, its spaces aside
+    assert texts(rows, "user") == ["go", "stop"]  # the same uuid with other bytes is not a repeat
 
 
 # -- the parentUuid tree --------------------------------------------------------------------------------------------

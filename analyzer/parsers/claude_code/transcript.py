@@ -40,6 +40,7 @@ import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from aitrail.analyzer.bundle import MemberUnreadable
 from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.formats.calls import ROW_COLUMNS, CallLedger
 from aitrail.analyzer.formats.decode import canonical_json
@@ -47,11 +48,12 @@ from aitrail.analyzer.formats.jsonl import Line, read_jsonl
 from aitrail.analyzer.formats.text import bad_line, bad_record
 from aitrail.analyzer.rows import Draft, ns_from_iso
 
-from . import content
+from . import content, entries
+from .entries import CALL_BLOCKS
 
 SYNTHETIC_MODEL = "<synthetic>"  # replies Claude Code writes itself (API errors, "No response requested.")
-CALL_BLOCKS = ("tool_use", "server_tool_use", "mcp_tool_use")
 MAX_PENDING = 1000  # rows held back while the file has not yet said its cwd
+WHOLE_FILE_BYTES = 32 * 1024 * 1024  # a transcript up to this is held whole while it is read
 
 
 @dataclass
@@ -67,13 +69,29 @@ class _Response:
 class _Node:
     line: int
     track: str
-    digest: bytes
+    bytes_at: bytes | tuple[int, int]  # the line's digest, or (offset, length) in a file held whole
     response: str | None  # message.id of an assistant line
 
 
 def _line_digest(line: Line) -> bytes:
     # SHA-256 (16 bytes of it): twice as fast as BLAKE2b here where the CPU has SHA instructions
     return hashlib.sha256(line.raw.strip()).digest()[:16]
+
+
+def _whole_file(ctx: ParseContext) -> bytes | None:
+    """The transcript's bytes when it is small enough to hold (the lines are then read from them).
+
+    A line is then compared with the earlier line of its uuid byte for byte,
+    when one comes, instead of every line being hashed for the case. A
+    member that cannot be read whole is read line by line, as before: its
+    rows up to the damage, then the damage.
+    """
+    if ctx.source.format == "jsonl_zst" or ctx.source.size > WHOLE_FILE_BYTES:  # offsets: of the member's bytes
+        return None
+    try:
+        return ctx.data
+    except MemberUnreadable:
+        return None
 
 
 def _digest(*parts) -> bytes:
@@ -88,7 +106,7 @@ class TranscriptWalk:
         self.ctx = ctx
         name = ctx.source.name
         self.agent_file = name[len("agent-"):-len(".jsonl")] if name.startswith("agent-") else None
-        self.file_session = _file_session(ctx.source.path, self.agent_file is not None)
+        self.file_session = entries.file_session(ctx.source.path, self.agent_file is not None)
         # tool_use ids open and answered; the orphan row has never carried the call's model
         self.calls = CallLedger(columns=[name for name in ROW_COLUMNS if name != "model"])
         self.responses: dict[str, _Response] = {}
@@ -99,6 +117,7 @@ class TranscriptWalk:
         self.calls_on: dict[str, set] = {}  # uuid -> tool_use ids that line holds
         self.cwd = ""
         self.pending: list[Draft] | None = []  # None once the file's cwd is known
+        self.data = _whole_file(ctx)
 
     # -- driving ---------------------------------------------------------------------------
 
@@ -148,9 +167,9 @@ class TranscriptWalk:
         session = session if isinstance(session, str) and session else self.file_session
         agent = entry.get("agentId") if isinstance(entry.get("agentId"), str) and entry.get("agentId") else None
         if self.agent_file is not None:
-            return _suffixed(session, f"agent-{agent or self.agent_file}")
+            return entries.suffixed(session, f"agent-{agent or self.agent_file}")
         if entry.get("isSidechain") is True:
-            return _suffixed(session, f"agent-{agent}" if agent else "sidechain")
+            return entries.suffixed(session, f"agent-{agent}" if agent else "sidechain")
         return session
 
     # -- one line ----------------------------------------------------------------------------
@@ -198,9 +217,15 @@ class TranscriptWalk:
     def _repeated(self, uuid: str, line: Line) -> int | None:
         """The line an identical entry (same uuid, same bytes) was already written on."""
         node = self.nodes.get(uuid)
-        if node is not None and node.digest == _line_digest(line):
-            return node.line
-        return None
+        if node is None:
+            return None
+        if self.data is None:
+            return node.line if node.bytes_at == _line_digest(line) else None
+        offset, length = node.bytes_at
+        return node.line if self.data[offset:offset + length].strip() == line.raw.strip() else None
+
+    def _bytes_at(self, line: Line) -> bytes | tuple[int, int]:
+        return (line.offset, len(line.raw)) if self.data is not None else _line_digest(line)
 
     def _tree(self, entry: dict, uuid: str, kind: str, line: Line, base: dict) -> Iterator[Draft]:
         """Mark where the chain does not continue from the line before it: a branch."""
@@ -212,11 +237,11 @@ class TranscriptWalk:
             if text:
                 yield Draft("system", text, line.locator, **base)
         if uuid not in self.nodes:
-            self.nodes[uuid] = _Node(line.number, track, _line_digest(line), _response_id(entry))
+            self.nodes[uuid] = _Node(line.number, track, self._bytes_at(line), entries.response_id(entry))
         if isinstance(parent, str) and parent and kind != "progress":
             self.first_child.setdefault(parent, line.number)
         self.last_uuid[track] = uuid
-        calls = _call_ids(entry)
+        calls = entries.call_ids(entry)
         if calls:
             self.calls_on[uuid] = calls
 
@@ -227,7 +252,7 @@ class TranscriptWalk:
         if node.track != track:
             return f"branch: {track} starts from line:{node.line} ({parent}) of {node.track}"
         earlier = self.first_child.get(parent)
-        same_response = node.response is not None and node.response == _response_id(entry)
+        same_response = node.response is not None and node.response == entries.response_id(entry)
         if earlier is None or same_response or self._answers_call_on(entry, parent):
             return None  # a chain through a skipped line, the rest of one response, a result on its call's line
         before = self._line_of(previous)
@@ -238,13 +263,13 @@ class TranscriptWalk:
     def _answers_call_on(self, entry: dict, parent: str) -> bool:
         if entry.get("sourceToolAssistantUUID") == parent:
             return True
-        return bool(_result_ids(entry) & self.calls_on.get(parent, set()))
+        return bool(entries.result_ids(entry) & self.calls_on.get(parent, set()))
 
     # -- assistant ------------------------------------------------------------------------------
 
     def _assistant(self, entry: dict, line: Line, base: dict) -> Iterator[Draft]:
         message = entry.get("message")
-        blocks = _blocks(message)
+        blocks = entries.blocks(message)
         if blocks is None:
             yield bad_line(line.number, "assistant entry without a message whose content is text or blocks", line.raw)
             return
@@ -275,7 +300,7 @@ class TranscriptWalk:
         response = self.responses.setdefault(message_id, _Response(number))
         fresh = []
         for position, block in enumerate(blocks):
-            key = _digest(_block_key(block))
+            key = _digest(entries.block_key(block))
             if key in response.keys:
                 continue
             response.keys.add(key)
@@ -310,7 +335,7 @@ class TranscriptWalk:
         elif isinstance(kind, str) and kind.endswith("_tool_result"):  # server tools answer in the same reply
             yield from self._result(block, where, base)
         else:
-            yield Draft("system", _unknown_block(block, kind), where, **base)
+            yield Draft("system", entries.unknown_block(block, kind), where, **base)
 
     def _call(self, block: dict, where: str, base: dict) -> Draft:
         call_id = block.get("id") if isinstance(block.get("id"), str) else ""
@@ -324,7 +349,7 @@ class TranscriptWalk:
 
     def _user(self, entry: dict, line: Line, base: dict) -> Iterator[Draft]:
         message = entry.get("message")
-        blocks = _blocks(message)
+        blocks = entries.blocks(message)
         if blocks is None:
             yield bad_line(line.number, "user entry without a message whose content is text or blocks", line.raw)
             return
@@ -354,7 +379,7 @@ class TranscriptWalk:
                 yield bad_record(where, "content block is not an object", json.dumps(block, ensure_ascii=False))
             else:
                 yield from typed.flush()
-                yield Draft("system", _unknown_block(block, kind), where, **base)
+                yield Draft("system", entries.unknown_block(block, kind), where, **base)
         yield from typed.flush()
         yield from self._subagent_link(entry, results, line, base)
 
@@ -427,25 +452,6 @@ class _Typed:
             yield Draft("user", text, where, **self.base)
 
 
-def _unknown_block(block: dict, kind) -> str:
-    return f"content block {content.safe_label(kind)}: {content.compact_json(block)}"
-
-
-def _blocks(message) -> list | None:
-    if not isinstance(message, dict):
-        return None
-    body = message.get("content")
-    if isinstance(body, str):
-        return [{"type": "text", "text": body}]
-    return body if isinstance(body, list) else None
-
-
-def _block_key(block) -> tuple:
-    if isinstance(block, dict) and block.get("type") in CALL_BLOCKS and isinstance(block.get("id"), str):
-        return ("call", block["id"])
-    return ("block", block)
-
-
 def _grown_tail(response: _Response, block) -> str | None:
     """The new end of a text or thinking block that extends one an earlier line gave, else None."""
     if not isinstance(block, dict) or block.get("type") not in ("text", "thinking"):
@@ -459,39 +465,6 @@ def _grown_tail(response: _Response, block) -> str | None:
             return text[len(earlier):]
     given.append(text)
     return None
-
-
-def _response_id(entry: dict) -> str | None:
-    message = entry.get("message") if entry.get("type") == "assistant" else None
-    value = message.get("id") if isinstance(message, dict) else None
-    return value if isinstance(value, str) and value else None
-
-
-def _call_ids(entry: dict) -> set:
-    blocks = _blocks(entry.get("message")) if entry.get("type") == "assistant" else None
-    return {block["id"] for block in blocks or () if isinstance(block, dict)
-            and block.get("type") in CALL_BLOCKS and isinstance(block.get("id"), str)}
-
-
-def _result_ids(entry: dict) -> set:
-    blocks = _blocks(entry.get("message")) if entry.get("type") == "user" else None
-    return {block["tool_use_id"] for block in blocks or () if isinstance(block, dict)
-            and block.get("type") == "tool_result" and isinstance(block.get("tool_use_id"), str)}
-
-
-def _suffixed(session: str, suffix: str) -> str:
-    return f"{session}/{suffix}" if session else suffix
-
-
-def _file_session(path: str, agent_file: bool) -> str:
-    """The session a file belongs to by its place: ``<id>.jsonl``, or ``<id>/subagents/…/agent-x.jsonl``."""
-    parts = path.split("/")
-    if not agent_file:
-        return parts[-1].removesuffix(".jsonl")
-    if "subagents" in parts:
-        index = parts.index("subagents")
-        return parts[index - 1] if index > 0 else ""
-    return ""  # legacy agent-<id>.jsonl: the parent session is the sessionId on its lines
 
 
 def parse_transcript(ctx: ParseContext) -> Iterator[Draft]:
