@@ -431,6 +431,11 @@ def report(stats: dict, results: dict, rows: int, repeat: int) -> str:
         peak = max(item["peak"] for item in results[key]) / 1e6
         lines.append(f"| {names[key]} | {wall:.2f} | {megabytes / wall:.0f} | {rows / wall:,.0f} | {cpu:.2f} | "
                      f"{per_row:.0f} | {peak:.0f} | {wall / floor_wall:.2f}x |")
+    if "before" in results:  # the machine's speed moves between rounds: compare within each round
+        ratios = sorted(new["wall"] / old["wall"] for new, old in zip(results["aitrail"], results["before"],
+                                                                        strict=True))
+        lines += ["", f"aitrail / --before-python, per round: median {statistics.median(ratios):.3f} "
+                      f"(from {ratios[0]:.2f} to {ratios[-1]:.2f})"]
     return "\n".join(lines)
 
 
