@@ -48,15 +48,22 @@ def a_parsed_member(bundle: Path, reader: BundleReader):
     return reader.member(names[len(names) // 2])
 
 
-def digest_changed(bundle: Path, out: Path) -> None:
+def index_entry_changed(bundle: Path, out: Path, change) -> None:
+    """A copy whose index entry of a parsed member is changed by ``change(entry)`` (the index re-sealed)."""
     with BundleReader(bundle) as reader:
         name = a_parsed_member(bundle, reader).name
 
-    def change(index):
-        for member in index["members"]:
-            if member["name"] == name:
-                member["sha256"] = "0" * 64
-    rewrite_json_index(bundle, out, change)
+    def changed(index):
+        change(next(member for member in index["members"] if member["name"] == name))
+    rewrite_json_index(bundle, out, changed)
+
+
+def digest_changed(bundle: Path, out: Path) -> None:
+    index_entry_changed(bundle, out, lambda entry: entry.update(sha256="0" * 64))
+
+
+def size_changed(bundle: Path, out: Path) -> None:
+    index_entry_changed(bundle, out, lambda entry: entry.update(size=entry["size"] + 1))
 
 
 def frame_damaged(bundle: Path, out: Path) -> None:
@@ -64,17 +71,6 @@ def frame_damaged(bundle: Path, out: Path) -> None:
     with BundleReader(bundle) as reader:
         member = a_parsed_member(bundle, reader)
     flip_byte(out, member.frame_offset + member.frame_length // 2)
-
-
-def size_changed(bundle: Path, out: Path) -> None:
-    with BundleReader(bundle) as reader:
-        name = a_parsed_member(bundle, reader).name
-
-    def change(index):
-        for member in index["members"]:
-            if member["name"] == name:
-                member["size"] += 1
-    rewrite_json_index(bundle, out, change)
 
 
 def stat_changed(bundle: Path, out: Path) -> None:
