@@ -4,8 +4,9 @@ The coordinator builds one Worker (it parses the secondary stores itself);
 forked pool processes inherit it and only open the bundle file again
 (``Worker.in_this_process``), so the index and sources are decoded once per
 run; under spawn each process builds its own. A batch of sources comes back
-as a BatchResult: the sorted runs it wrote, its per-source row counts, and
-the secondary dedup keys its rows matched.
+as a BatchResult: the sorted runs it wrote (or parked), its per-source row
+counts, the secondary dedup keys its rows matched, and what verifying the
+frames it was given found (analyzer/verifying.py).
 """
 
 from __future__ import annotations
