@@ -52,11 +52,13 @@ HOLD_ROWS = 4096
 HOLD_CHARACTERS = 8 * 1024 * 1024
 
 
+_SIDES = {"response_item": "response", "event_msg": "event"}  # a tagged line's type: its side
+
+
 def record_item(record: dict) -> tuple[str, dict]:
     """('response'|'event', payload) of a decoded line; ('', {}) for anything else."""
     if "payload" in record:
-        kind = {"response_item": "response", "event_msg": "event"}.get(record.get("type"), "")
-        return kind, as_dict(record.get("payload"))
+        return _SIDES.get(record.get("type"), ""), as_dict(record.get("payload"))
     return ("response", record) if isinstance(record.get("type"), str) else ("", {})
 
 
