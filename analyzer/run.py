@@ -61,6 +61,7 @@ MERGE_SPLIT_BYTES = 8 * 1024 * 1024  # below this the final merge is not worth s
 _AGENT = COLUMNS.index("agent")
 _STORE = COLUMNS.index("store")
 _ORIGIN = COLUMNS.index("origin")
+_TURN = COLUMNS.index("turn_type")
 _SESSION = COLUMNS.index("session_id")
 
 
@@ -296,8 +297,10 @@ def _analyze(options: AnalyzeOptions, worker: Worker) -> AnalyzeResult:
 
     _progress(options, f"verifying, and parsing {len(secondary)} secondary and {len(primary)} primary files")
     checked: dict[int, FrameFindings] = {}  # frames verified from the bytes the secondary parse decompressed
-    spool = _parse_secondary(worker, secondary, stats, checked if verifying.must_verify(options, worker) else None)
-    worker.keys = spool.keys()
+    kinds: set[tuple[str, str]] = set()  # (agent, turn type) of the secondary rows
+    spool = _parse_secondary(worker, secondary, stats, kinds,
+                             checked if verifying.must_verify(options, worker) else None)
+    worker.keys = spool.keys(frozenset(kinds))
     tally = Tally()
     report, runs, matched = _parse_primary(options, worker, primary, stats, tally, checked)
     if not report.ok and not options.force:
@@ -353,25 +356,28 @@ def _pool_context():
     return multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
 
 
-def _parse_secondary(worker: Worker, sources: list[Source], stats,
+def _parse_secondary(worker: Worker, sources: list[Source], stats, kinds: set[tuple[str, str]],
                      checked: dict[int, FrameFindings] | None) -> secondary_module.Spool:
     """Parse the secondary sources; spool their rendered rows to disk, keep only dedup keys in memory.
 
+    ``kinds``: filled with the (agent, turn type) of every row spooled.
     ``checked``: filled with the findings of every frame this parse decompresses, verified from its bytes.
     """
     spool = secondary_module.Spool(os.path.join(worker.temp_dir, "secondary.spool"))
     if checked is None:
-        _spool_secondary(worker, sources, stats, spool)
+        _spool_secondary(worker, sources, stats, spool, kinds)
     else:
         with verifying.checking_frames(worker.bundle.reader, checked):
-            _spool_secondary(worker, sources, stats, spool)
+            _spool_secondary(worker, sources, stats, spool, kinds)
     return spool
 
 
-def _spool_secondary(worker: Worker, sources: list[Source], stats, spool: secondary_module.Spool) -> None:
+def _spool_secondary(worker: Worker, sources: list[Source], stats, spool: secondary_module.Spool,
+                     kinds: set[tuple[str, str]]) -> None:
     for source in sorted(sources, key=lambda item: item.member):
         rows = bad = 0
         for key, row in worker.rows(source):
+            kinds.add((row[_AGENT], row[_TURN]))
             spool.add(dedup_key(row), (row[_AGENT], row[_STORE], row[_SESSION]), row[_ORIGIN] == "secondary", key,
                       worker.render(row).encode("utf-8"))
             rows += 1

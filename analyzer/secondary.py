@@ -52,7 +52,10 @@ class KeySet:
     ~120 MB of ints in a list or ~180 MB in a set).
     """
 
-    def __init__(self, keys: array):
+    def __init__(self, keys: array, kinds: frozenset[tuple[str, str]] | None = None):
+        # the (agent, turn type) of every keyed row, when known: a row of another kind cannot share its key
+        # (both are part of what is hashed), so its key need not be computed; None: any kind may
+        self.kinds = kinds
         chunks = [array("Q", sorted(keys[start:start + SORT_CHUNK])) for start in range(0, len(keys), SORT_CHUNK)]
         self._keys = array("Q")
         for key in heapq.merge(*chunks):
@@ -100,10 +103,10 @@ class Spool:
         self._handle.write(line)
         self._keys.append(dedup)
 
-    def keys(self) -> KeySet:
-        """The distinct dedup keys, for the workers (the spool is closed for writing)."""
+    def keys(self, kinds: frozenset[tuple[str, str]] | None = None) -> KeySet:
+        """The distinct dedup keys, for the workers (the spool is closed for writing); ``kinds``: see KeySet."""
         self._handle.close()
-        keys = KeySet(self._keys)
+        keys = KeySet(self._keys, kinds)
         self._keys = array("Q")
         return keys
 

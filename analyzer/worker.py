@@ -30,6 +30,7 @@ RUN_BYTES = 16 * 1024 * 1024  # rendered text a worker holds before it writes a 
 _TEXT = COLUMNS.index("text")
 _AGENT = COLUMNS.index("agent")
 _SESSION = COLUMNS.index("session_id")
+_TURN = COLUMNS.index("turn_type")
 
 
 @dataclass
@@ -86,6 +87,23 @@ class BatchResult:
     counts: list[SourceCount] = field(default_factory=list)
     matched: set[int] = field(default_factory=set)
     frames: dict[int, FrameFindings] = field(default_factory=dict)  # frame offset -> what verifying it found
+
+
+class _AnyTurn:
+    """Every turn type (secondary keys whose kinds are not known)."""
+
+    def __contains__(self, turn: object) -> bool:
+        return True
+
+
+def _keyed_turns(keys: KeySet | None, agent: str) -> frozenset | _AnyTurn | None:
+    """The turn types whose rows of ``agent`` may match a secondary key; None when none can."""
+    if not keys:
+        return None
+    if keys.kinds is None:
+        return _AnyTurn()
+    turns = frozenset(turn for kind_agent, turn in keys.kinds if kind_agent == agent)
+    return turns or None
 
 
 def is_bad(row: tuple) -> bool:
@@ -160,11 +178,12 @@ class Worker:
             source = self.bundle.source_for(member, store)  # a file matched by two stores is two sources
             rows = bad = 0
             session, in_session = "", 0  # rows of a file come session by session: counted per stretch
+            turns = _keyed_turns(keys, source.agent)
             for key, row in self.rows(source):
                 rows += 1
                 if row[_TEXT].startswith("parser:"):  # is_bad, inline: this loop runs once per row
                     bad += 1
-                if keys:
+                if turns is not None and row[_TURN] in turns:  # only a row of a keyed kind can match a key
                     digest = dedup_key(row)
                     if digest in keys:
                         result.matched.add(digest)

@@ -39,3 +39,14 @@ def test_keyset_built_from_many_chunks_is_sorted_and_distinct(monkeypatch):
     keys = array("Q", [(n * 7919) % 1000 for n in range(3000)])
     built = KeySet(keys)
     assert list(built._keys) == list(range(1000))
+
+
+def test_only_rows_of_a_kind_the_secondary_rows_have_are_keyed():
+    """A key hashes agent and turn type: a primary row of another kind cannot match, and is not hashed."""
+    from aitrail.analyzer.worker import _keyed_turns
+
+    keys = KeySet(array("Q", [1]), frozenset({("codex", "user"), ("claude-code", "assistant")}))
+    assert _keyed_turns(keys, "codex") == {"user"}
+    assert _keyed_turns(keys, "grok") is None
+    assert _keyed_turns(KeySet(array("Q")), "codex") is None  # no secondary rows at all
+    assert "tool_result" in _keyed_turns(KeySet(array("Q", [1])), "codex")  # kinds not known: every turn
