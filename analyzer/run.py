@@ -296,11 +296,10 @@ def _analyze(options: AnalyzeOptions, worker: Worker) -> AnalyzeResult:
     primary = [source for source in parsable if source.origin != "secondary"]
 
     _progress(options, f"verifying, and parsing {len(secondary)} secondary and {len(primary)} primary files")
-    checked: dict[int, FrameFindings] = {}  # frames verified from the bytes the secondary parse decompressed
-    kinds: set[tuple[str, str]] = set()  # (agent, turn type) of the secondary rows
-    spool = _parse_secondary(worker, secondary, stats, kinds,
-                             checked if verifying.must_verify(options, worker) else None)
-    worker.keys = spool.keys(frozenset(kinds))
+    # frames verified from the bytes the secondary parse decompressed; None: this run does not verify
+    checked: dict[int, FrameFindings] | None = {} if verifying.must_verify(options, worker) else None
+    spool = _parse_secondary(worker, secondary, stats, checked)
+    worker.keys = spool.keys()
     tally = Tally()
     report, runs, matched = _parse_primary(options, worker, primary, stats, tally, checked)
     if not report.ok and not options.force:
@@ -356,43 +355,41 @@ def _pool_context():
     return multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
 
 
-def _parse_secondary(worker: Worker, sources: list[Source], stats, kinds: set[tuple[str, str]],
+def _parse_secondary(worker: Worker, sources: list[Source], stats,
                      checked: dict[int, FrameFindings] | None) -> secondary_module.Spool:
     """Parse the secondary sources; spool their rendered rows to disk, keep only dedup keys in memory.
 
-    ``kinds``: filled with the (agent, turn type) of every row spooled.
     ``checked``: filled with the findings of every frame this parse decompresses, verified from its bytes.
     """
     spool = secondary_module.Spool(os.path.join(worker.temp_dir, "secondary.spool"))
     if checked is None:
-        _spool_secondary(worker, sources, stats, spool, kinds)
+        _spool_secondary(worker, sources, stats, spool)
     else:
         with verifying.checking_frames(worker.bundle.reader, checked):
-            _spool_secondary(worker, sources, stats, spool, kinds)
+            _spool_secondary(worker, sources, stats, spool)
     return spool
 
 
-def _spool_secondary(worker: Worker, sources: list[Source], stats, spool: secondary_module.Spool,
-                     kinds: set[tuple[str, str]]) -> None:
+def _spool_secondary(worker: Worker, sources: list[Source], stats, spool: secondary_module.Spool) -> None:
     for source in sorted(sources, key=lambda item: item.member):
         rows = bad = 0
         for key, row in worker.rows(source):
-            kinds.add((row[_AGENT], row[_TURN]))
             spool.add(dedup_key(row), (row[_AGENT], row[_STORE], row[_SESSION]), row[_ORIGIN] == "secondary", key,
-                      worker.render(row).encode("utf-8"))
+                      worker.render(row).encode("utf-8"), (row[_AGENT], row[_TURN]))
             rows += 1
             bad += is_bad(row)
         stats[(source.agent, source.store)].add_rows(rows, bad)
 
 
 def _parse_primary(options: AnalyzeOptions, worker: Worker, sources: list[Source], stats, tally: Tally,
-                   checked: dict[int, FrameFindings]):
+                   checked: dict[int, FrameFindings] | None):
     """Parse the primary sources while the bundle is verified, each in worker processes when there are cores.
 
     The batches verify the frames they parse first (not ``checked`` by the
     secondary parse already); this process verifies the others meanwhile, on
     the bundle it has already decoded (analyzer/verifying.py). No output is
     written until the report is complete: the caller refuses a failed bundle then.
+    ``checked`` is None when this run does not verify (its caller just did).
     """
     jobs = options.jobs or os.cpu_count() or 1
     sized = _batches(sources, jobs)
@@ -400,7 +397,7 @@ def _parse_primary(options: AnalyzeOptions, worker: Worker, sources: list[Source
     # what a batch may hand back in memory, by its share of the input: together within runs.MEMORY_BYTES
     total = sum(size for _, size in sized)
     holds = [runs_module.MEMORY_BYTES * size // max(1, total) for _, size in sized]
-    verify = verifying.must_verify(options, worker)
+    verify = checked is not None
     owned = verifying.frames_to_verify(worker.bundle.reader, batches, checked) if verify else [[] for _ in batches]
 
     def begin_verify():  # in this process, meanwhile: all but the frames the batches or the secondary parse check

@@ -92,9 +92,15 @@ class Spool:
         self._keys = array("Q")
         self._stats: list[tuple[str, ...]] = []
         self._stats_index: dict[tuple[str, ...], int] = {}
+        self._kinds: set[tuple[str, str]] = set()  # (agent, turn type) of the rows spooled: see KeySet
 
-    def add(self, dedup: int, stats: tuple[str, ...], secondary: bool, key: bytes, line: bytes) -> None:
-        """Spool one rendered row with its dedup key and what its statistics belong to (agent, store, session)."""
+    def add(self, dedup: int, stats: tuple[str, ...], secondary: bool, key: bytes, line: bytes,
+            kind: tuple[str, str]) -> None:
+        """Spool one rendered row with its dedup key and what its statistics belong to (agent, store, session).
+
+        ``kind``: the row's (agent, turn type), which KeySet hands the workers.
+        """
+        self._kinds.add(kind)
         index = self._stats_index.setdefault(stats, len(self._stats))
         if index == len(self._stats):
             self._stats.append(stats)
@@ -103,10 +109,10 @@ class Spool:
         self._handle.write(line)
         self._keys.append(dedup)
 
-    def keys(self, kinds: frozenset[tuple[str, str]] | None = None) -> KeySet:
-        """The distinct dedup keys, for the workers (the spool is closed for writing); ``kinds``: see KeySet."""
+    def keys(self) -> KeySet:
+        """The distinct dedup keys and the kinds of their rows, for the workers (the spool is closed for writing)."""
         self._handle.close()
-        keys = KeySet(self._keys, kinds)
+        keys = KeySet(self._keys, frozenset(self._kinds))
         self._keys = array("Q")
         return keys
 

@@ -87,19 +87,18 @@ def verify(path: str, public_key_path: str | None = None, require_signature: boo
     a short line at most once a second. ``bundle_sha256``: the file's digest
     when the caller has just computed it (the file is then not read twice).
     """
-    if reader is not None:
-        return begin(path, reader, public_key_path, require_signature, progress, bundle_sha256).complete({})
     report = VerifyReport(path)
     report.bundle_sha256 = _check_sidecar(path, report, bundle_sha256)
+    policy = SignaturePolicy(public_key_path, require_signature)
+    if reader is not None:
+        return _run(reader, report, policy, progress).complete({})
     try:
         reader = BundleReader(path)
     except (BundleFormatError, OSError) as exc:
         report.problems.append(str(exc))
         return report
     with reader:
-        verification = Verification(reader, report, SignaturePolicy(public_key_path, require_signature), progress)
-        verification.run()
-        return verification.complete({})
+        return _run(reader, report, policy, progress).complete({})
 
 
 def begin(path: str, reader: BundleReader, public_key_path: str | None = None, require_signature: bool = False,
@@ -113,8 +112,12 @@ def begin(path: str, reader: BundleReader, public_key_path: str | None = None, r
     """
     report = VerifyReport(path)
     report.bundle_sha256 = _check_sidecar(path, report, bundle_sha256)
-    verification = Verification(reader, report, SignaturePolicy(public_key_path, require_signature), progress,
-                                delegated)
+    return _run(reader, report, SignaturePolicy(public_key_path, require_signature), progress, delegated)
+
+
+def _run(reader: BundleReader, report: VerifyReport, policy: SignaturePolicy,
+         progress: Callable[[str], None] | None, delegated: Collection[int] = ()) -> Verification:
+    verification = Verification(reader, report, policy, progress, delegated)
     verification.run()
     return verification
 

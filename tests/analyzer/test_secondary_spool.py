@@ -18,8 +18,8 @@ def test_keyset_finds_exactly_its_keys():
 
 def test_spool_replays_rows_in_order_and_drops_nothing_itself(tmp_path):
     spool = Spool(str(tmp_path / "s.spool"))
-    spool.add(7, ("a", "a.s"), True, b"k2", b"line two\n")
-    spool.add(9, ("b", "b.s"), False, b"k1", b"line one\n")
+    spool.add(7, ("a", "a.s"), True, b"k2", b"line two\n", ("a", "user"))
+    spool.add(9, ("b", "b.s"), False, b"k1", b"line one\n", ("b", "system"))
     assert 7 in spool.keys() and 8 not in spool.keys()
     replayed = [(item.dedup, item.stats, item.secondary, item.key, item.line) for item in spool.replay()]
     assert replayed == [(7, ("a", "a.s"), True, b"k2", b"line two\n"), (9, ("b", "b.s"), False, b"k1", b"line one\n")]
