@@ -21,6 +21,7 @@ import contextlib
 from collections.abc import Callable, Collection, Iterator
 from typing import TYPE_CHECKING
 
+from aitrail.analyzer.formats.decode import json_loads
 from aitrail.collector import verify as verify_module
 from aitrail.collector import verify_frames
 from aitrail.collector.bundle.reader import BundleReader
@@ -87,7 +88,8 @@ def begin(options: AnalyzeOptions, worker: Worker, owned: list[list[int]], check
     """Verify, on the coordinator's reader, everything but the frames checked already or owned by a batch."""
     return verify_module.begin(options.bundle, worker.bundle.reader, options.public_key, options.require_signature,
                                progress, worker.context["bundle_sha256"] or None,
-                               delegated=[*checked, *(offset for offsets in owned for offset in offsets)])
+                               delegated=[*checked, *(offset for offsets in owned for offset in offsets)],
+                               loads=json_loads)  # files.jsonl decoded as the bundle's own reading decodes it
 
 
 def complete(options: AnalyzeOptions, worker: Worker, verification: Verification | None,

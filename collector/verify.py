@@ -15,6 +15,7 @@ limits (layout.py), and per member only a small header tuple is kept.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import time
 from collections.abc import Callable, Collection, Mapping
@@ -103,21 +104,24 @@ def verify(path: str, public_key_path: str | None = None, require_signature: boo
 
 def begin(path: str, reader: BundleReader, public_key_path: str | None = None, require_signature: bool = False,
           progress: Callable[[str], None] | None = None, bundle_sha256: str | None = None,
-          delegated: Collection[int] = ()) -> Verification:
+          delegated: Collection[int] = (), loads: Callable[[bytes], object] = json.loads) -> Verification:
     """Verify an opened bundle except the frames at the ``delegated`` offsets, which are checked elsewhere.
 
     The analyzer's workers check the frames they decompress to parse
     (verify_frames.check_frame_of); ``complete`` takes their findings and
     gives the report ``verify`` would have: the same problems, in the same order.
+    ``loads``: how files.jsonl lines are decoded; a decoder that gives exactly
+    what ``json.loads`` gives and raises what it raises (the analyzer's is faster).
     """
     report = VerifyReport(path)
     report.bundle_sha256 = _check_sidecar(path, report, bundle_sha256)
-    return _run(reader, report, SignaturePolicy(public_key_path, require_signature), progress, delegated)
+    return _run(reader, report, SignaturePolicy(public_key_path, require_signature), progress, delegated, loads)
 
 
 def _run(reader: BundleReader, report: VerifyReport, policy: SignaturePolicy,
-         progress: Callable[[str], None] | None, delegated: Collection[int] = ()) -> Verification:
-    verification = Verification(reader, report, policy, progress, delegated)
+         progress: Callable[[str], None] | None, delegated: Collection[int] = (),
+         loads: Callable[[bytes], object] = json.loads) -> Verification:
+    verification = Verification(reader, report, policy, progress, delegated, loads)
     verification.run()
     return verification
 
@@ -132,8 +136,10 @@ class Verification:
     """
 
     def __init__(self, reader: BundleReader, report: VerifyReport, policy: SignaturePolicy,
-                 progress: Callable[[str], None] | None = None, delegated: Collection[int] = ()):
+                 progress: Callable[[str], None] | None = None, delegated: Collection[int] = (),
+                 loads: Callable[[bytes], object] = json.loads):
         self.reader, self.report, self.policy, self.progress = reader, report, policy, progress
+        self.loads = loads  # of files.jsonl's lines: json.loads, or one that gives exactly what it gives
         self.delegated = frozenset(delegated)
         self.seen = _Seen()
         self.findings: dict[int, FrameFindings] = {}
@@ -287,7 +293,7 @@ def _check_files_jsonl(reader: BundleReader, verification: Verification, report:
     by_class = dict.fromkeys(("collected", "skipped", "failed"), 0)
     referenced: set[str] = set()
     try:
-        for _, record, problem in iter_records(reader):
+        for _, record, problem in iter_records(reader, verification.loads):
             if record is None:
                 report.problems.append(f"{layout.FILES_JSONL}: {problem}")
                 continue

@@ -92,7 +92,7 @@ def parse_manifest_line(line: bytes | None) -> tuple[str, str] | None:
         return None
     text = line.decode("utf-8", "replace")
     digest, _, member = text.partition("  ")
-    if len(digest) != 64 or not member or any(char not in "0123456789abcdefABCDEF" for char in digest):
+    if not member or layout.SHA256_HEX_ANY_CASE.fullmatch(digest) is None:
         return None
     return digest.lower(), member
 

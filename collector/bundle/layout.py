@@ -79,6 +79,11 @@ def metadata_limit(name: str) -> int | None:
 ESCAPE = "^"
 _ESCAPED_ASCII = {ord(ESCAPE), ord("%"), ord("\\"), 0x7F, *range(0x20)}
 _CONTROL = re.compile("[\x00-\x1f\x7f]")
+# lower-case hex SHA-256 (index, files.jsonl); a manifest line may spell it in either case. A pattern,
+# not a loop over characters: these run once per member, on every bundle opened or verified.
+SHA256_HEX = re.compile("[0-9a-f]{64}")
+SHA256_HEX_ANY_CASE = re.compile("[0-9a-fA-F]{64}")
+OCTAL_MODE = re.compile("[0-7]{1,12}")  # a recorded st_mode, as octal digits
 _PLAIN = re.compile(rb"[\x20-\x24\x26-\x5b\x5d\x5f-\x7e]*\Z")  # printable ASCII except % \\ ^
 
 

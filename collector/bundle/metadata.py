@@ -165,7 +165,7 @@ def stat_problem(stat) -> str | None:
     if not isinstance(stat, dict):
         return f"a {type(stat).__name__}, not an object"
     mode = stat.get("mode")
-    if not isinstance(mode, str) or not mode or len(mode) > 12 or any(char not in "01234567" for char in mode):
+    if not isinstance(mode, str) or layout.OCTAL_MODE.fullmatch(mode) is None:
         return f"mode {_short(mode)} is not an octal string"
     for key in _STAT_INTS:
         if type(stat.get(key)) is not int:

@@ -104,7 +104,7 @@ def _index_object(record: dict):
 
 
 def _is_sha256(text: str) -> bool:
-    return len(text) == 64 and all(char in "0123456789abcdef" for char in text)
+    return layout.SHA256_HEX.fullmatch(text) is not None
 
 
 def _checked_index(index) -> dict:

@@ -218,21 +218,23 @@ def output_text(output) -> str:
     return text
 
 
-def rejection(output) -> bool:
+def rejection(output, text: str | None = None) -> bool:
     """Whether a call's output is what Codex writes when the user denied the call.
 
     Rust: ``exec command rejected by user`` / ``patch rejected by user``. TypeScript
     CLI: ``{"output":"aborted","metadata":{}}`` (an automatic rejection by the
     approval policy carries an ``error`` in its metadata and is not the user's).
+    ``text``: ``output_text(output)``, when the caller has it already.
     """
-    text = output_text(output).strip()
-    if any(text.startswith(phrase) for phrase in REJECTIONS):
+    text = output_text(output) if text is None else text
+    # lstrip, not strip: no phrase ends in whitespace, and a multi-KB output is not copied twice
+    if text.lstrip().startswith(REJECTIONS):
         return True
-    raw = as_text(output).strip()
-    if not raw.startswith("{"):
+    raw = as_text(output)
+    if not raw.lstrip().startswith("{"):
         return False
     try:
-        decoded = decode_json(raw)
+        decoded = decode_json(raw.strip())
     except ValueError:
         return False
     return isinstance(decoded, dict) and decoded.get("output") == "aborted" and decoded.get("metadata") == {}
@@ -357,7 +359,7 @@ class ItemReader:
         if not known:
             yield Draft("system", f"parser: tool result for {name or call_id or 'a tool'} with no tool call before it",
                         locator, tool_name=name, tool_use_id=call_id, **moment)
-        if rejection(output):
+        if rejection(output, text):
             yield Draft("system", "permission decision: denied", locator, tool_name=name, tool_use_id=call_id,
                         **moment)
 
