@@ -161,6 +161,33 @@ def test_a_torn_line_is_reported_and_the_lines_after_it_are_read():
     assert rows[2].text.startswith("parser: unparseable line (torn last line, no newline")
 
 
+PAIR_PIECES = [b'"role"', b"user_message", b"agent_message", b"agent_reasoning", b'"reasoning"', b"role", b"reasoning",
+               b"_message", b"x", b'"', b"agent_", b"\\u0072ole"]
+
+
+@given(st.lists(st.sampled_from(PAIR_PIECES), max_size=8))
+def test_the_pair_markers_are_found_exactly_as_the_pattern_finds_them(pieces):
+    import re
+
+    from aitrail.analyzer.parsers.codex.pairing import names_a_pair
+
+    raw = b"".join(pieces)
+    pattern = re.compile(rb'"role"|user_message|agent_message|agent_reasoning|"reasoning"')
+    assert names_a_pair(raw) is (pattern.search(raw) is not None)
+
+
+def test_a_type_that_is_a_list_or_an_object_is_a_row_and_the_lines_after_it_are_read():
+    # the pairing once looked such a type up in a dict: unhashable, it crashed the rest of the file
+    data = tagged(("event_msg", {"type": ["user_message"], "message": "x"}), message("user", "after"))
+    data += json.dumps({"timestamp": STAMP.format(9), "type": {"a": 1}, "payload": {}}).encode() + b"\n"
+    data += tagged(message("assistant", "still read"))
+    rows = rollout_rows(data)
+    texts = [row.text for row in rows]
+    assert texts[0].startswith('event: ["user_message"]')
+    assert "after" in texts and "still read" in texts
+    assert not any("crashed" in text for text in texts)
+
+
 def test_an_unknown_item_type_is_a_system_row_naming_it():
     rows = rollout_rows(tagged(("world_state", {"a": 1}), ("response_item", {"type": "hologram", "x": 1}),
                                ("event_msg", {"type": "something_new"})))
