@@ -37,8 +37,10 @@ def csv_line(row: tuple) -> str:
     return ",".join([_csv_field(field) for field in row]) + "\n"
 
 
+# Columns only the analyzer writes, from closed sets or its own formatting, never quoted. Not so agent and
+# source_sha256: files.jsonl gives them, and a hostile bundle can put a comma or quote there.
 _PLAIN_COLUMNS = frozenset(COLUMNS.index(name) for name in (
-    "timestamp_utc", "turn_type", "agent", "source_sha256", "timestamp_source", "origin", "event_id"))
+    "timestamp_utc", "turn_type", "timestamp_source", "origin", "event_id"))
 _QUOTABLE = tuple(index for index in range(len(COLUMNS)) if index not in _PLAIN_COLUMNS)
 _TEXT = COLUMNS.index("text")
 _HEAD_COMMAS, _TAIL_COMMAS = _TEXT - 1, len(COLUMNS) - _TEXT - 2  # separators before and after the text

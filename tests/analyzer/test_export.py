@@ -35,8 +35,17 @@ def test_timeline_renderer_checks_every_column_that_can_need_quotes(row):
     from aitrail.analyzer.export import timeline_csv_line
     from aitrail.analyzer.rows import COLUMNS
 
-    plain = {"timestamp_utc", "turn_type", "agent", "source_sha256", "timestamp_source", "origin", "event_id"}
+    plain = {"timestamp_utc", "turn_type", "timestamp_source", "origin", "event_id"}
     # the columns left unchecked only ever hold values without , " CR or LF
     row = tuple("x" if COLUMNS[index] in plain else value for index, value in enumerate(row))
     assert next(csv.reader(io.StringIO(timeline_csv_line(row), newline=""))) == list(row)
     assert timeline_csv_line(row) == csv_line(row)  # byte for byte the general renderer's line
+
+
+def test_an_agent_or_digest_a_hostile_bundle_wrote_cannot_shift_the_columns():
+    # agent and source_sha256 come from files.jsonl: once written unquoted, "evil,\"agent" made 11 fields of 17
+    from aitrail.analyzer.export import timeline_csv_line
+
+    row = ("2026-01-01T00:00:00.000Z", "s", "p", "b", "user", "m", "", "", "hello", 'evil,"agent', "store",
+           "data/x", "abc,\ndef", "line:1", "record", "primary", "e" * 32)
+    assert next(csv.reader(io.StringIO(timeline_csv_line(row), newline=""))) == list(row)

@@ -145,3 +145,28 @@ def test_export_and_extract_refuse_a_bundle_that_fails_verification(cli, bundle,
     assert cli("export", "bodyfile", damaged, "-o", tmp_path / "body").exit_code == 1
     assert cli("extract", damaged, tmp_path / "out").exit_code == 1
     assert not os.path.lexists(tmp_path / "body") and not os.path.lexists(tmp_path / "out")
+
+
+def test_an_agent_name_a_forged_files_jsonl_gives_stays_in_its_column(cli, bundle, tmp_path):
+    """files.jsonl names each record's agent: a comma or quote there once shifted the row's columns."""
+    import csv
+    import io
+
+    from aitrail.collector.bundle.reader import BundleReader
+
+    with BundleReader(bundle) as reader:
+        records = [json.loads(line) for line in reader.read_data("aitrail/files.jsonl").decode().splitlines()]
+    forged_agent = 'claude-code,"2020-01-01T00:00:00.000Z'
+    for record in records:
+        if record["outcome"] == "collected" and record.get("parser"):
+            record["agent"] = forged_agent
+    forged = tmp_path / "forged.tar.zst"
+    files = "".join(json.dumps(record, sort_keys=True, separators=(",", ":")) + "\n" for record in records)
+    rewrite(bundle, forged, {"aitrail/files.jsonl": files.encode()})
+    timeline = tmp_path / "timeline.csv"
+    result = cli("analyze", forged, "-o", timeline, "--quiet")
+    assert result.exit_code == 0, result.output + result.stderr
+    rows = list(csv.reader(io.StringIO(timeline.read_text(encoding="utf-8"), newline="")))
+    assert {len(row) for row in rows} == {20}
+    agents = {row[rows[0].index("agent")] for row in rows[1:]}
+    assert forged_agent in agents
