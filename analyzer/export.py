@@ -37,32 +37,52 @@ def csv_line(row: tuple) -> str:
     return ",".join([_csv_field(field) for field in row]) + "\n"
 
 
-# Columns only the analyzer writes, from closed sets or its own formatting, never quoted. Not so agent and
-# source_sha256: files.jsonl gives them, and a hostile bundle can put a comma or quote there.
-_PLAIN_COLUMNS = frozenset(COLUMNS.index(name) for name in (
-    "timestamp_utc", "turn_type", "timestamp_source", "origin", "event_id"))
-_QUOTABLE = tuple(index for index in range(len(COLUMNS)) if index not in _PLAIN_COLUMNS)
-_TEXT = COLUMNS.index("text")
-_HEAD_COMMAS, _TAIL_COMMAS = _TEXT - 1, len(COLUMNS) - _TEXT - 2  # separators before and after the text
+# Columns only the analyzer writes, from closed sets or its own formatting: TimelineCsv never quotes them. Not
+# so agent and source_sha256: files.jsonl gives them, and a hostile bundle can put a comma or quote there.
+PLAIN_COLUMNS = ("timestamp_utc", "turn_type", "timestamp_source", "origin", "event_id")
 
 
-def timeline_csv_line(row: tuple, ending: str = "\n") -> str:
-    """csv_line for a timeline row: only the fields that can need quoting are checked.
+class TimelineCsv:
+    """``csv_line`` for timeline rows, one after another (a file's, then the next's): what repeats is rendered once.
 
-    ``ending``: what follows the 17 fields (the trailing columns, already
-    rendered once per bundle, and the line end). The fields before and
-    after the text are joined first: when they hold no quote, CR or LF and
-    no comma beyond their separators, only the text can need quoting (every
-    row measured on the bench corpora: prose and tool output sit in the text).
+    A file's rows share their thread (session, project, branch) and always
+    their provenance (agent, store, source, digest): those columns are
+    rendered again only when a row holds other objects for them (an equal
+    string in another object is rendered again too: never a stale text).
+    Four short columns that vary (model, tool name, tool id, locator) are
+    checked together, and quoted one by one only when one needs it. The
+    text, where prose and tool output sit, is checked alone. PLAIN_COLUMNS
+    are never checked.
     """
-    head, tail = ",".join(row[:_TEXT]), ",".join(row[_TEXT + 1:])
-    if (head.count(",") == _HEAD_COMMAS and tail.count(",") == _TAIL_COMMAS and '"' not in head and '"' not in tail
-            and "\n" not in head and "\n" not in tail and "\r" not in head and "\r" not in tail):
-        return f"{head},{_csv_field(row[_TEXT])},{tail}{ending}"
-    fields = list(row)
-    for index in _QUOTABLE:
-        fields[index] = _csv_field(fields[index])
-    return ",".join(fields) + ending
+
+    __slots__ = ("ending", "_thread", "_thread_text", "_provenance", "_provenance_text")
+
+    def __init__(self, ending: str = "\n"):
+        self.ending = ending
+        self._thread: tuple | None = None
+        self._provenance: tuple | None = None
+        self._thread_text = self._provenance_text = ""
+
+    def __call__(self, row: tuple) -> str:
+        """The row's line, ``ending`` included."""
+        (stamp, session, project, branch, turn, model, tool, tool_id, text, agent, store, source, digest, locator,
+         stamp_source, origin, event_id) = row
+        thread = self._thread
+        if thread is None or session is not thread[0] or project is not thread[1] or branch is not thread[2]:
+            self._thread = (session, project, branch)
+            self._thread_text = f"{_csv_field(session)},{_csv_field(project)},{_csv_field(branch)}"
+        provenance = self._provenance
+        if (provenance is None or source is not provenance[2] or digest is not provenance[3]
+                or agent is not provenance[0] or store is not provenance[1]):
+            self._provenance = (agent, store, source, digest)
+            self._provenance_text = ",".join([_csv_field(agent), _csv_field(store), _csv_field(source),
+                                              _csv_field(digest)])
+        short = f"{model}{tool}{tool_id}{locator}"
+        if '"' in short or "," in short or "\n" in short or "\r" in short:
+            model, tool, tool_id, locator = (_csv_field(model), _csv_field(tool), _csv_field(tool_id),
+                                             _csv_field(locator))
+        return (f"{stamp},{self._thread_text},{turn},{model},{tool},{tool_id},{_csv_field(text)},"
+                f"{self._provenance_text},{locator},{stamp_source},{origin},{event_id}{self.ending}")
 
 
 def trailing_values(context: dict | None) -> tuple[str, str, str]:
@@ -88,8 +108,7 @@ def renderer(format_name: str, context: dict | None = None) -> Callable[[tuple],
     """
     trailing = trailing_values(context)
     if format_name == "csv":
-        ending = "," + ",".join(_csv_field(value) for value in trailing) + "\n"
-        return lambda row: timeline_csv_line(row, ending)
+        return TimelineCsv("," + ",".join(_csv_field(value) for value in trailing) + "\n")
     if format_name == "jsonl":
         extra = dict(zip(TRAILING_COLUMNS, trailing, strict=True))
         return lambda row: json.dumps({**dict(zip(COLUMNS, row, strict=True)), **extra}, ensure_ascii=False) + "\n"

@@ -32,20 +32,37 @@ def test_matches_the_csv_module_on_ordinary_rows():
 @settings(max_examples=200, deadline=None)
 @given(row=st.lists(fields, min_size=17, max_size=17).map(tuple))
 def test_timeline_renderer_checks_every_column_that_can_need_quotes(row):
-    from aitrail.analyzer.export import timeline_csv_line
+    from aitrail.analyzer.export import PLAIN_COLUMNS, TimelineCsv
     from aitrail.analyzer.rows import COLUMNS
 
-    plain = {"timestamp_utc", "turn_type", "timestamp_source", "origin", "event_id"}
     # the columns left unchecked only ever hold values without , " CR or LF
-    row = tuple("x" if COLUMNS[index] in plain else value for index, value in enumerate(row))
-    assert next(csv.reader(io.StringIO(timeline_csv_line(row), newline=""))) == list(row)
-    assert timeline_csv_line(row) == csv_line(row)  # byte for byte the general renderer's line
+    row = tuple("x" if COLUMNS[index] in PLAIN_COLUMNS else value for index, value in enumerate(row))
+    assert next(csv.reader(io.StringIO(TimelineCsv()(row), newline=""))) == list(row)
+    assert TimelineCsv()(row) == csv_line(row)  # byte for byte the general renderer's line
 
 
 def test_an_agent_or_digest_a_hostile_bundle_wrote_cannot_shift_the_columns():
     # agent and source_sha256 come from files.jsonl: once written unquoted, "evil,\"agent" made 11 fields of 17
-    from aitrail.analyzer.export import timeline_csv_line
+    from aitrail.analyzer.export import TimelineCsv
 
     row = ("2026-01-01T00:00:00.000Z", "s", "p", "b", "user", "m", "", "", "hello", 'evil,"agent', "store",
            "data/x", "abc,\ndef", "line:1", "record", "primary", "e" * 32)
-    assert next(csv.reader(io.StringIO(timeline_csv_line(row), newline=""))) == list(row)
+    assert next(csv.reader(io.StringIO(TimelineCsv()(row), newline=""))) == list(row)
+
+
+# rows drawn from a few shared objects (as a file's rows share theirs) and from fresh equal copies
+_SHARED = ["s1", "/home/u/p", "main", "a,b", 'q"x', "", "line:1", "a\nb"]
+_VALUES = st.one_of(st.sampled_from(_SHARED), fields, st.sampled_from(_SHARED).map(lambda value: (value + "!")[:-1]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(rows=st.lists(st.lists(_VALUES, min_size=17, max_size=17).map(tuple), max_size=8))
+def test_the_timeline_renderer_gives_each_row_the_line_of_that_row_alone(rows):
+    """What TimelineCsv keeps from the rows before never shows in a row's line: each is csv_line's."""
+    from aitrail.analyzer.export import PLAIN_COLUMNS, TimelineCsv
+    from aitrail.analyzer.rows import COLUMNS
+
+    render = TimelineCsv(",h,c,d\n")
+    for row in rows:
+        row = tuple("x" if COLUMNS[index] in PLAIN_COLUMNS else value for index, value in enumerate(row))
+        assert render(row) == csv_line(row)[:-1] + ",h,c,d\n"
