@@ -30,7 +30,7 @@ import hashlib
 import json
 import re
 import shlex
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from aitrail.analyzer.formats.calls import CallLedger
 from aitrail.analyzer.formats.decode import decode_json
@@ -256,15 +256,18 @@ class ItemReader:
     def __init__(self) -> None:
         self.calls = CallLedger()
 
-    def rows(self, item: dict, locator: str, moment: dict, duplicate_of: int | None = None) -> Iterator[Draft]:
-        """The rows of one ResponseItem, by its type; an unknown type is one system row."""
+    def rows(self, item: dict, locator: str, moment: dict, duplicate_of: int | None = None) -> Iterable[Draft]:
+        """The rows of one ResponseItem, by its type; an unknown type is one system row.
+
+        The handler's own generator is handed back, not wrapped in one more:
+        this runs once per rollout line.
+        """
         kind = item.get("type")
         handler = _HANDLERS.get(kind) if isinstance(kind, str) else None
         if handler is None:
-            yield Draft("system", f"unknown response item type {as_text(kind) or '(none)'}: {excerpt(as_text(item))}",
-                        locator, **moment)
-            return
-        yield from handler(self, item, locator, moment, duplicate_of)
+            return [Draft("system", f"unknown response item type {as_text(kind) or '(none)'}: "
+                                    f"{excerpt(as_text(item))}", locator, **moment)]
+        return handler(self, item, locator, moment, duplicate_of)
 
     # messages and reasoning
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from aitrail.analyzer.bundle import MemberUnreadable
 from aitrail.analyzer.context import ParseContext
@@ -84,52 +84,55 @@ class RolloutReader:
         return {"timestamp_ns": timestamp_ns, "timestamp_source": source, "session_id": self.session_id,
                 "project_path": self.project, "git_branch": self.branch, "model": self.model}
 
-    def line_rows(self, line: Line) -> Iterator[Draft]:
-        """The rows of one rollout line, tagged or untagged."""
+    def line_rows(self, line: Line) -> Iterable[Draft]:
+        """The rows of one rollout line, tagged or untagged.
+
+        Called once per line and iterated at once (read_rollout): the rows, or
+        the generator that makes them, are handed back without a generator
+        around each level.
+        """
         record, locator = line.value, line.locator
         kind = record.get("type")
         if "payload" in record and isinstance(kind, str):
-            yield from self.tagged(record, kind, line)
-        elif "record_type" in record:
+            return self.tagged(record, kind, line)
+        if "record_type" in record:
             rest = {key: value for key, value in record.items() if key != "record_type"}
             suffix = f": {excerpt(json_value(rest))}" if rest else ""
-            yield Draft("system", f"state snapshot (record_type={as_text(record['record_type'])}){suffix}", locator,
-                        **self.moment(self.start_ns, "index"))
-        elif isinstance(kind, str) and kind in TAGGED_TYPES:
-            yield bad_line(line.number, f"a {kind} line without its payload", line.raw)
-        elif isinstance(kind, str):
+            return [Draft("system", f"state snapshot (record_type={as_text(record['record_type'])}){suffix}", locator,
+                          **self.moment(self.start_ns, "index"))]
+        if isinstance(kind, str) and kind in TAGGED_TYPES:
+            return [bad_line(line.number, f"a {kind} line without its payload", line.raw)]
+        if isinstance(kind, str):
             self.learn_cwd(record)
             # untagged lines carry no time: the session's start, a session-level time ("index")
-            yield from self.items.rows(record, locator, self.moment(self.start_ns, "index"),
-                                       self.duplicates.get(line.number))
-        elif "id" in record and "timestamp" in record:
-            yield from self.session_meta(record, locator, ns_from_iso(record.get("timestamp")))
-        else:
-            yield bad_line(line.number, "an object with no rollout record type", line.raw)
+            return self.items.rows(record, locator, self.moment(self.start_ns, "index"),
+                                   self.duplicates.get(line.number))
+        if "id" in record and "timestamp" in record:
+            return self.session_meta(record, locator, ns_from_iso(record.get("timestamp")))
+        return [bad_line(line.number, "an object with no rollout record type", line.raw)]
 
-    def tagged(self, record: dict, kind: str, line: Line) -> Iterator[Draft]:
+    def tagged(self, record: dict, kind: str, line: Line) -> Iterable[Draft]:
         """A tagged line, by its ``type``: meta, turn context, item, event, compaction."""
         payload, locator = record.get("payload"), line.locator
         timestamp_ns = ns_from_iso(record.get("timestamp"))
         if not isinstance(payload, dict):
-            yield bad_line(line.number, f"the {kind} payload is not an object", line.raw)
-        elif kind == "session_meta":
-            yield from self.session_meta(payload, locator, timestamp_ns)
-        elif kind == "turn_context":
-            yield from self.turn_context(payload, locator, timestamp_ns)
-        elif kind == "response_item":
+            return [bad_line(line.number, f"the {kind} payload is not an object", line.raw)]
+        if kind == "response_item":
             self.learn_cwd(payload)
-            yield from self.items.rows(payload, locator, self.moment(timestamp_ns), self.duplicates.get(line.number))
-        elif kind == "event_msg":
-            yield from self.event(payload, line, timestamp_ns)
-        elif kind == "compacted":
+            return self.items.rows(payload, locator, self.moment(timestamp_ns), self.duplicates.get(line.number))
+        if kind == "event_msg":
+            return self.event(payload, line, timestamp_ns)
+        if kind == "session_meta":
+            return self.session_meta(payload, locator, timestamp_ns)
+        if kind == "turn_context":
+            return self.turn_context(payload, locator, timestamp_ns)
+        if kind == "compacted":
             history = payload.get("replacement_history")
             suffix = f" (replacement history: {len(history)} items)" if isinstance(history, list) else ""
-            yield Draft("system", f"compaction: {as_text(payload.get('message'))}{suffix}", locator,
-                        **self.moment(timestamp_ns))
-        else:
-            yield Draft("system", f"unknown rollout item type {kind}: {excerpt(json_value(payload))}", locator,
-                        **self.moment(timestamp_ns))
+            return [Draft("system", f"compaction: {as_text(payload.get('message'))}{suffix}", locator,
+                          **self.moment(timestamp_ns))]
+        return [Draft("system", f"unknown rollout item type {kind}: {excerpt(json_value(payload))}", locator,
+                      **self.moment(timestamp_ns))]
 
     def learn_cwd(self, item: dict) -> None:
         """Untagged rollouts record no cwd but in the injected ``<environment_context>``: take it there."""
