@@ -131,7 +131,10 @@ class TranscriptWalk:
             if not drafts:  # every line is accounted for, even one with nothing to show
                 drafts = [Draft("system", f"entry {content.safe_label(line.value.get('type'))}: no content",
                                 line.locator, **self._base(line.value))]
-            yield from self._emit(drafts)
+            if self.pending is None:  # the cwd is known: the rows leave as they are (what _emit would do)
+                yield from drafts
+            else:
+                yield from self._emit(drafts)
         yield from self._emit(list(self.calls.orphans()))
         if self.pending:
             yield from self.pending
@@ -188,7 +191,9 @@ class TranscriptWalk:
                 yield Draft("system", f"repeated: line repeats line:{repeated} (entry {uuid}); its content is "
                                       "given there", line.locator, **base)
                 return
-            yield from self._tree(entry, uuid, kind, line, base)
+            branch = self._tree(entry, uuid, kind, line, base)
+            if branch is not None:
+                yield branch
         if kind == "assistant":
             yield from self._assistant(entry, line, base)
         elif kind == "user":
@@ -227,15 +232,16 @@ class TranscriptWalk:
     def _bytes_at(self, line: Line) -> bytes | tuple[int, int]:
         return (line.offset, len(line.raw)) if self.data is not None else _line_digest(line)
 
-    def _tree(self, entry: dict, uuid: str, kind: str, line: Line, base: dict) -> Iterator[Draft]:
-        """Mark where the chain does not continue from the line before it: a branch."""
+    def _tree(self, entry: dict, uuid: str, kind: str, line: Line, base: dict) -> Draft | None:
+        """Place the line in the chain; a row where it does not continue from the line before it (a branch)."""
         track = base["session_id"]
         parent = entry.get("parentUuid")
         previous = self.last_uuid.get(track)
+        branch = None
         if isinstance(parent, str) and parent and parent != previous:
             text = self._branch_text(entry, parent, previous, track)
             if text:
-                yield Draft("system", text, line.locator, **base)
+                branch = Draft("system", text, line.locator, **base)
         if uuid not in self.nodes:
             self.nodes[uuid] = _Node(line.number, track, self._bytes_at(line), entries.response_id(entry))
         if isinstance(parent, str) and parent and kind != "progress":
@@ -244,6 +250,7 @@ class TranscriptWalk:
         calls = entries.call_ids(entry)
         if calls:
             self.calls_on[uuid] = calls
+        return branch
 
     def _branch_text(self, entry: dict, parent: str, previous: str | None, track: str) -> str | None:
         node = self.nodes.get(parent)
@@ -284,9 +291,9 @@ class TranscriptWalk:
             return
         if model and not synthetic:
             yield from self._model_row(model, line, base)
-        where = f"{line.locator}/message/content"
+        where, columns = f"{line.locator}/message/content", {"model": model, **base}  # one dict for the line's blocks
         for position, block, text in fresh:
-            yield from self._assistant_block(block, text, f"{where}/{position}", synthetic, {"model": model, **base})
+            yield from self._assistant_block(block, text, f"{where}/{position}", synthetic, columns)
 
     def _fresh(self, message_id: str | None, blocks: list, number: int) -> list[tuple[int, object, str | None]]:
         """The blocks of a line not already given by an earlier line of the same response.
@@ -441,15 +448,15 @@ class _Typed:
     def add(self, where: str, text: str) -> None:
         self.parts.append((where, text))
 
-    def flush(self) -> Iterator[Draft]:
+    def flush(self) -> list[Draft]:
+        """The parts added since the last flush as one row (none when there are none); called once per block."""
         if not self.parts:
-            return
+            return []
         text, where = "\n".join(text for _, text in self.parts), self.parts[0][0]
         self.parts = []
         if self.delegated:
-            yield Draft("system", f"subagent prompt: {text}", where, **self.base)
-        else:
-            yield Draft("user", text, where, **self.base)
+            return [Draft("system", f"subagent prompt: {text}", where, **self.base)]
+        return [Draft("user", text, where, **self.base)]
 
 
 def _grown_tail(response: _Response, block) -> str | None:
