@@ -40,6 +40,7 @@ import multiprocessing
 import os
 import sys
 import tempfile
+import threading
 from dataclasses import dataclass, field
 
 from aitrail.analyzer import export, verifying
@@ -191,8 +192,10 @@ def analyze(options: AnalyzeOptions) -> AnalyzeResult:
     first; a bundle that fails it is refused before any parser runs.
     """
     with tempfile.TemporaryDirectory(prefix="aitrail-analyze-") as temp_dir:
-        ordered = _ordered_bundles(options.bundles)
-        several = len(ordered) > 1
+        several = len(options.bundles) > 1
+        # several bundles are ordered by digest first; one is hashed while it is opened (None: not hashed yet)
+        ordered: list[tuple[str | None, str]] = _ordered_bundles(options.bundles) if several else [
+            (None, options.bundle)]
         results = []
         for number, (digest, path) in enumerate(ordered):
             one = dataclasses.replace(options, bundle=path, more_bundles=[])
@@ -222,13 +225,49 @@ def _ordered_bundles(paths: list[str]) -> list[tuple[str, str]]:
     return sorted((digest, path) for digest, path in seen.items())
 
 
-def _analyze_bundle(options: AnalyzeOptions, temp_dir: str, digest: str) -> AnalyzeResult:
-    """One bundle's sorted runs (not merged yet), statistics and verification."""
+class _FileDigest:
+    """A file's SHA-256, computed in a thread of its own while this one goes on.
+
+    Hashing and reading release the GIL: the bundle's digest costs no time
+    beside the opening of the bundle (index and files.jsonl, in Python).
+    """
+
+    def __init__(self, path: str):
+        self.path, self.digest, self.error = path, "", None
+        self.thread = threading.Thread(target=self._run, name="aitrail-bundle-digest", daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        try:
+            self.digest = sha256_of_file(self.path)
+        except OSError as exc:
+            self.error = exc
+
+    def result(self) -> str:
+        """The digest, once computed; Unreadable if the file could not be read (as when it was hashed first)."""
+        self.thread.join()
+        if self.error is not None:
+            raise Unreadable(f"{self.path}: {self.error}") from self.error
+        return self.digest
+
+
+def _analyze_bundle(options: AnalyzeOptions, temp_dir: str, digest: str | None) -> AnalyzeResult:
+    """One bundle's sorted runs (not merged yet), statistics and verification; ``digest`` None: hashed here."""
+    hashing = _FileDigest(options.bundle) if digest is None else None
     try:
         worker = Worker.open(options.bundle, temp_dir, options.format, check_digests=options.force,
-                             bundle_sha256=digest)
+                             bundle_sha256=digest or "")
     except (BundleFormatError, OSError) as exc:
+        if hashing is not None:
+            hashing.result()  # a file that cannot be read is named so first, as when it was hashed first
         raise Unreadable(str(exc)) from exc
+    if hashing is not None:
+        try:
+            digest = hashing.result()
+        except Unreadable:
+            worker.close()
+            raise
+        worker.set_bundle_sha256(digest)  # before any row is rendered or any process forked
     worker_module.install(worker)  # forked pool processes inherit it
     try:
         structure = _check_structure_first(options, worker)

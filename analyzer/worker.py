@@ -123,6 +123,7 @@ class Worker:
         self.cache: dict = {}  # join tables, shared by the parsers of this process
         self.keys: KeySet | None = keys  # secondary dedup keys, once the secondary stores are parsed
         # every row's trailing host, case_id and bundle_sha256 columns come from here
+        self.format_name = format_name
         self.context = export.bundle_context(bundle.collection, bundle_sha256)
         self.render: Callable[[tuple], str] = export.renderer(format_name, self.context)
         self.pid = os.getpid()
@@ -133,6 +134,11 @@ class Worker:
         """Decode the bundle (index, metadata, sources) and make a worker over it."""
         bundle = Bundle(bundle_path, temp_dir=temp_dir, check_digests=check_digests)
         return cls(bundle, temp_dir, format_name, bundle_sha256=bundle_sha256)
+
+    def set_bundle_sha256(self, digest: str) -> None:
+        """The bundle file's digest, once known: every row's bundle_sha256 column, and what verify compares."""
+        self.context["bundle_sha256"] = digest
+        self.render = export.renderer(self.format_name, self.context)
 
     def in_this_process(self) -> Worker:
         """After a fork: the same decoded bundle, with a file handle and join cache of this process's own."""
