@@ -22,8 +22,11 @@ OUTPUT_COLUMNS = (*COLUMNS, *TRAILING_COLUMNS)
 
 
 def _csv_field(field: str) -> str:
-    if '"' in field or "," in field or "\n" in field or "\r" in field:
+    if '"' in field:
         return '"' + field.replace('"', '""') + '"'
+    if "," in field or "\n" in field or "\r" in field:
+        # no quote to double: str.replace would still count quotes byte by byte through a multi-KB tool output
+        return '"' + field + '"'
     return field
 
 
