@@ -122,8 +122,8 @@ class Worker:
         self.registry: dict[str, Parser] = parsers(wanted_prefixes(source.parser for source in bundle.sources))
         self.cache: dict = {}  # join tables, shared by the parsers of this process
         self.keys: KeySet | None = keys  # secondary dedup keys, once the secondary stores are parsed
-        # every row's trailing host, case_id and bundle_sha256 columns come from here
         self.format_name = format_name
+        # every row's trailing host, case_id and bundle_sha256 columns come from here
         self.context = export.bundle_context(bundle.collection, bundle_sha256)
         self.render: Callable[[tuple], str] = export.renderer(format_name, self.context)
         self.pid = os.getpid()
