@@ -108,6 +108,13 @@ def _count(text: str | bytes, *marks: str) -> int:
     return sum(text.count(mark.encode()) for mark in marks)
 
 
+def _openers(text: str | bytes) -> int:
+    """``_count(text, "[", "{")`` without its generator: the fast path asks it of every files.jsonl record."""
+    if isinstance(text, bytes):
+        return text.count(b"[") + text.count(b"{")
+    return text.count("[") + text.count("{")
+
+
 def canonical_json(value: object) -> bytes:
     """UTF-8 JSON of a decoded value with keys sorted: equal bytes exactly when the values are equal.
 
@@ -133,7 +140,7 @@ def stack_depth() -> int:
 
 def _fast_decode(text: str | bytes, depth: int | None) -> object:
     """The msgspec value of ``text`` within FAST_NESTING levels, or _MISSING (the standard path decides)."""
-    if depth is None and _count(text, "[", "{") < FAST_NESTING:
+    if depth is None and _openers(text) < FAST_NESTING:
         # fewer openers than levels allowed: it cannot nest too deep, and the stack is not walked
         try:
             return _FAST(text)
