@@ -215,14 +215,19 @@ def _ordered_bundles(paths: list[str]) -> list[tuple[str, str]]:
     """(SHA-256, path) of every bundle, by digest: the output does not depend on the order given."""
     seen: dict[str, str] = {}
     for path in paths:
-        try:
-            digest = sha256_of_file(path)
-        except OSError as exc:
-            raise Unreadable(f"{path}: {exc}") from exc
+        digest = _bundle_digest(path)
         if digest in seen:
             raise SameBundleTwice(f"{path} is the same bundle as {seen[digest]} (SHA-256 {digest}); give it once")
         seen[digest] = path
     return sorted((digest, path) for digest, path in seen.items())
+
+
+def _bundle_digest(path: str) -> str:
+    """A bundle file's SHA-256; Unreadable, naming the file, when it cannot be read."""
+    try:
+        return sha256_of_file(path)
+    except OSError as exc:
+        raise Unreadable(f"{path}: {exc}") from exc
 
 
 class _FileDigest:
@@ -233,21 +238,22 @@ class _FileDigest:
     """
 
     def __init__(self, path: str):
-        self.path, self.digest, self.error = path, "", None
+        self.path, self.digest = path, ""
+        self.error: Unreadable | None = None
         self.thread = threading.Thread(target=self._run, name="aitrail-bundle-digest", daemon=True)
         self.thread.start()
 
     def _run(self) -> None:
         try:
-            self.digest = sha256_of_file(self.path)
-        except OSError as exc:
+            self.digest = _bundle_digest(self.path)
+        except Unreadable as exc:
             self.error = exc
 
     def result(self) -> str:
         """The digest, once computed; Unreadable if the file could not be read (as when it was hashed first)."""
         self.thread.join()
         if self.error is not None:
-            raise Unreadable(f"{self.path}: {self.error}") from self.error
+            raise self.error
         return self.digest
 
 

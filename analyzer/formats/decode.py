@@ -102,17 +102,15 @@ def decode_toml(text: str) -> dict:
         raise NestedTooDeep("nested too deep") from exc
 
 
-def _count(text: str | bytes, *marks: str) -> int:
-    if isinstance(text, str):
-        return sum(text.count(mark) for mark in marks)
-    return sum(text.count(mark.encode()) for mark in marks)
-
-
 def _openers(text: str | bytes) -> int:
-    """``_count(text, "[", "{")`` without its generator: the fast path asks it of every files.jsonl record."""
+    """Arrays and objects a text can open at most (its ``[`` and ``{``); asked of every files.jsonl record."""
     if isinstance(text, bytes):
         return text.count(b"[") + text.count(b"{")
     return text.count("[") + text.count("{")
+
+
+def _commas(text: str | bytes) -> int:
+    return text.count(b"," if isinstance(text, bytes) else ",")
 
 
 def canonical_json(value: object) -> bytes:
@@ -203,11 +201,12 @@ def decode_json_utf8(data: bytes, depth: int | None = None) -> object:
 
 def _standard_decode(text: str | bytes, loads: Callable[[str | bytes], object]) -> object:
     """The stdlib path: cost estimate, bracket count, bounded recursion, depth check."""
+    openers = _openers(text)  # counted once, for the cost and the depth both
     if len(text) > CHECK_COST_BYTES:
-        cost = len(text) + _CONTAINER_COST * _count(text, "[", "{") + _VALUE_COST * _count(text, ",")
+        cost = len(text) + _CONTAINER_COST * openers + _VALUE_COST * _commas(text)
         if cost > MAX_DECODE_COST:
             raise JsonTooLarge(f"too many values to decode (about {cost} bytes of objects, limit {MAX_DECODE_COST})")
-    if _count(text, "[", "{") < MAX_NESTING - 20:
+    if openers < MAX_NESTING - 20:
         try:
             return loads(text)  # cannot nest deep enough to matter: no stack walk
         except RecursionError as exc:  # a caller already deep in the stack

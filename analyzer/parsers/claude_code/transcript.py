@@ -131,25 +131,26 @@ class TranscriptWalk:
             if not drafts:  # every line is accounted for, even one with nothing to show
                 drafts = [Draft("system", f"entry {content.safe_label(line.value.get('type'))}: no content",
                                 line.locator, **self._base(line.value))]
-            if self.pending is None:  # the cwd is known: the rows leave as they are (what _emit would do)
-                yield from drafts
-            else:
-                yield from self._emit(drafts)
+            yield from self._emit(drafts)
         yield from self._emit(list(self.calls.orphans()))
         if self.pending:
             yield from self.pending
 
-    def _emit(self, drafts: list[Draft]) -> Iterator[Draft]:
-        """Rows in order; the rows before the first cwd wait for it (metadata lines have none)."""
+    def _emit(self, drafts: list[Draft]) -> list[Draft]:
+        """The rows that may leave now, in order; the rows before the first cwd wait for it (metadata lines have none).
+
+        A list, not a generator: it is called once per line, and once the cwd
+        is known it hands the line's rows straight back.
+        """
         if self.pending is None:
-            yield from drafts
-            return
+            return drafts
         self.pending.extend(drafts)
-        if self.cwd or len(self.pending) > MAX_PENDING:
-            for draft in self.pending:
-                draft.project_path = draft.project_path or self.cwd
-            yield from self.pending
-            self.pending = None
+        if not self.cwd and len(self.pending) <= MAX_PENDING:
+            return []
+        released, self.pending = self.pending, None
+        for draft in released:
+            draft.project_path = draft.project_path or self.cwd
+        return released
 
     def _base(self, entry: dict) -> dict:
         """session, project, branch and time of an entry (what every row of the line carries)."""
