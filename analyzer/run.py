@@ -49,7 +49,7 @@ from aitrail.analyzer import secondary as secondary_module
 from aitrail.analyzer import worker as worker_module
 from aitrail.analyzer.bundle import Source
 from aitrail.analyzer.rows import COLUMNS, Draft, Provenance, stamp
-from aitrail.analyzer.runs import Held, Parked, Run
+from aitrail.analyzer.runs import Held, Parked, Run, Stored
 from aitrail.analyzer.secondary import dedup_key
 from aitrail.analyzer.tally import Tally
 from aitrail.analyzer.worker import BatchResult, StoreStats, Worker, is_bad
@@ -127,7 +127,7 @@ class AnalyzeResult:
     not_parsed: dict[tuple[str, str], int]
     signature: str = ""
     warnings: list[str] = field(default_factory=list)
-    runs: list[Run | Held] = field(default_factory=list)  # sorted runs not yet merged (one bundle of several)
+    runs: list[Run | Held | Stored] = field(default_factory=list)  # sorted runs not merged yet (one bundle of several)
     tally: Tally = field(default_factory=Tally)
     bundles: list[dict] = field(default_factory=list)  # per bundle: path, sha256, host, case, verified, rows
 
@@ -361,8 +361,8 @@ def _analyze(options: AnalyzeOptions, worker: Worker) -> AnalyzeResult:
     return AnalyzeResult(0, report.ok, report.problems, stats, not_parsed, runs=runs, tally=tally)
 
 
-def _merge(options: AnalyzeOptions, runs: list[Run | Held], temp_dir: str) -> int:
-    """Write the sorted runs as one timeline: ordered in memory when they fit, else merged from files.
+def _merge(options: AnalyzeOptions, runs: list[Run | Held | Stored], temp_dir: str) -> int:
+    """Write the sorted runs as one timeline: in key order at once when they fit, else merged from files.
 
     The file merge takes one key range per worker when there is work to share.
     """
@@ -469,7 +469,7 @@ def _parse_primary(options: AnalyzeOptions, worker: Worker, sources: list[Source
         finally:
             gc.unfreeze()
     report = verifying.complete(options, worker, verification, results, checked)
-    runs: list[Run | Held] = []
+    runs: list[Run | Held | Stored] = []
     matched: set[int] = set()
     for result in results:
         runs.extend(result.runs)
@@ -485,7 +485,7 @@ def _progress_callback(options: AnalyzeOptions):
 
 
 def _gather(options: AnalyzeOptions, futures: list, limiter: RateLimiter) -> list:
-    """The batches' results in order, their parked runs read back as they come; a progress line meanwhile."""
+    """The batches' results in order, their parked runs' keys read back as they come; a progress line meanwhile."""
     pending = set(futures)
     done: list = []
     while pending:

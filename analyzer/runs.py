@@ -7,15 +7,19 @@ merge can start reading any run near a given key.
 
 A batch whose rendered rows stay within its share of MEMORY_BYTES is not
 written as a run: it comes back as a ``Held`` run (its sorted items in
-memory; from a pool worker ``Parked``, one file the coordinator reads back
-while the workers go on, not megabytes through a pipe). When
-everything fits in MEMORY_BYTES, the timeline is ordered in memory and
-written once (``write_in_memory``): no byte is copied more often than the
-final order needs. Otherwise the held runs are written out too and the final
-merge is split by key range: with boundaries chosen from the samples, each
-worker merges one range of every run into a part file, and the parts, in
-range order, are copied into the output. Either way the result is the same
-bytes as one serial merge.
+memory); from a pool worker ``Parked``: its lines, then its keys, in one
+file, not megabytes through a pipe. The coordinator reads back only a
+parked run's keys (``unpark``: a ``Stored`` run, its lines left in the
+file). When everything fits in MEMORY_BYTES, the timeline is written once
+in key order (``write_in_memory``): stretch by stretch of consecutive rows
+of one run, a stored stretch copied from its file into the output inside
+the kernel where it can be. The coordinator never copies a stored line: no
+byte is copied more often than the final order needs. Otherwise the runs
+are written out as run files and the final merge is split by key range:
+with boundaries chosen from the samples, each worker merges one range of
+every run into a part file, and the parts, in range order, are copied into
+the output. Either way the result is the same bytes as one serial merge of
+the runs' (key, line) items.
 """
 
 from __future__ import annotations
@@ -27,12 +31,15 @@ import os
 import shutil
 import struct
 from array import array
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 SAMPLE_EVERY = 2048
 RECORD = struct.Struct(">II")
 MEMORY_BYTES = 192 * 1024 * 1024  # rendered rows ordered in memory; past this, merged from run files
+WRITE_BYTES = 1024 * 1024  # lines gathered before each write of the timeline
+SEND_BYTES = 64 * 1024  # a stored stretch at least this long is copied file to file by the kernel
+_IOV_LINES = 1024  # lines a writev takes at once (IOV_MAX is 1024 on Linux)
 
 
 @dataclass
@@ -67,7 +74,20 @@ class Parked:
     key_lengths: array
 
 
-def run_size(run: Run | Held | Parked) -> int:
+@dataclass
+class Stored:
+    """A parked run back with the coordinator: its keys in memory, its lines still in the file.
+
+    ``offsets``: where each line starts in the file, then where the last ends.
+    """
+
+    path: str
+    size: int
+    keys: list[bytes]
+    offsets: list[int]
+
+
+def run_size(run: Run | Held | Parked | Stored) -> int:
     """Bytes of rendered lines a run holds (on disk, or in memory)."""
     return os.path.getsize(run.path) if isinstance(run, Run) else run.size
 
@@ -80,49 +100,209 @@ def hold(items: list[tuple[bytes, bytes]], size: int) -> Held:
 
 def park(run: Held, path: str) -> Parked:
     """Write a held run's lines and keys to ``path``; keep only their lengths."""
-    with open(path, "xb") as handle:
-        handle.write(b"".join([line for _, line in run.items]))
-        handle.write(b"".join([key for key, _ in run.items]))
+    with open(path, "xb", buffering=0) as handle:
+        _write_lines(handle, [line for _, line in run.items])
+        _write_lines(handle, [b"".join([key for key, _ in run.items])])
     return Parked(path, run.size, array("I", [len(line) for _, line in run.items]),
                   array("I", [len(key) for key, _ in run.items]))
 
 
-def unpark(run: Parked) -> Held:
-    """A parked run held in memory again, its items in their order; its file is removed."""
+def _write_lines(handle, lines: list[bytes]) -> None:
+    """Write the lines one after another to an unbuffered binary file, without joining them first."""
+    if not hasattr(os, "writev"):
+        lines = [b"".join(lines)]
+    for start in range(0, len(lines), _IOV_LINES):
+        chunk = lines[start:start + _IOV_LINES]
+        written = os.writev(handle.fileno(), chunk) if len(chunk) > 1 else 0
+        rest = memoryview(b"".join(chunk))[written:] if written < sum(map(len, chunk)) else b""
+        while rest:  # one line, or a short writev (a signal, a full disk): the rest plainly, to the end or an error
+            rest = rest[handle.write(rest):]
+
+
+def unpark(run: Parked) -> Stored:
+    """A parked run's keys, read back; its lines stay in the file, which must hold exactly what was written."""
+    key_bytes = sum(run.key_lengths)
     with open(run.path, "rb") as handle:
-        data = handle.read()
+        length = os.fstat(handle.fileno()).st_size
+        if length != run.size + key_bytes or len(run.line_lengths) != len(run.key_lengths):
+            raise OSError(f"{run.path}: a parked run of {length} bytes, not the ones written")
+        handle.seek(run.size)
+        data = handle.read(key_bytes)
+    if len(data) != key_bytes:
+        raise OSError(f"{run.path}: a parked run of {run.size + len(data)} bytes, not the ones written")
+    keys = [data[start:end] for start, end in itertools.pairwise(itertools.accumulate(run.key_lengths, initial=0))]
+    return Stored(run.path, run.size, keys, list(itertools.accumulate(run.line_lengths, initial=0)))
+
+
+def load(run: Stored) -> Held:
+    """A stored run held in memory whole (its lines read from the file), in its order; the file is removed."""
+    with open(run.path, "rb") as handle:
+        data = handle.read(run.size)
+    if len(data) != run.size:
+        raise OSError(f"{run.path}: a stored run of {len(data)} bytes of lines, not {run.size}")
     os.unlink(run.path)
-    if len(data) != run.size + sum(run.key_lengths) or len(run.line_lengths) != len(run.key_lengths):
-        raise OSError(f"{run.path}: a parked run of {len(data)} bytes, not the ones written")
-    lines = [data[start:end] for start, end in itertools.pairwise(itertools.accumulate(run.line_lengths, initial=0))]
-    keys = [data[start:end] for start, end in itertools.pairwise(itertools.accumulate(run.key_lengths,
-                                                                                      initial=run.size))]
-    return Held(list(zip(keys, lines, strict=True)), run.size)
+    lines = [data[start:end] for start, end in itertools.pairwise(run.offsets)]
+    return Held(list(zip(run.keys, lines, strict=True)), run.size)
 
 
-def written_out(runs: list[Run | Held], directory: str) -> list[Run]:
-    """Every run as a run file: the held ones are written to ``directory``."""
+def written_out(runs: list[Run | Held | Stored], directory: str) -> list[Run]:
+    """Every run as a run file: the held and stored ones are written to ``directory``, one at a time."""
     files = []
     for number, run in enumerate(runs):
+        if isinstance(run, Stored):
+            run = load(run)
         files.append(write_run(run.items, os.path.join(directory, f"run-held-{number}.bin"))
                      if isinstance(run, Held) else run)
     return files
 
 
-def write_in_memory(target, header: bytes, runs: list[Run | Held]) -> int:
-    """Order every run's items in memory and write them after ``header`` to a binary stream; the row count.
+def write_in_memory(target, header: bytes, runs: list[Run | Held | Stored]) -> int:
+    """Write ``header``, then every run's rows in (key, line) order, to a binary stream; the row count.
 
-    The runs are each sorted already: the sort merges them (Timsort finds the
-    runs), in C, without a Python step per row.
+    The runs are each sorted already. The rows are taken stretch by stretch
+    (``stretches``: the rows of one run before the next run's first key), so
+    the order costs a step per stretch, not per row; a stored stretch is
+    copied from its file (``_Timeline``). Run files, from the secondary parse,
+    are read into memory first.
     """
-    items: list[tuple[bytes, bytes]] = []
-    for run in runs:
-        items.extend(run.items if isinstance(run, Held) else read_run(run))
-    items.sort()
-    target.write(header)
-    for start in range(0, len(items), 4096):
-        target.write(b"".join([line for _, line in items[start:start + 4096]]))
-    return len(items)
+    ordered = [Held(list(read_run(run)), 0) if isinstance(run, Run) else run for run in runs]
+    keys = [run.keys if isinstance(run, Stored) else [key for key, _ in run.items] for run in ordered]
+    timeline = _Timeline(target)
+    try:
+        timeline.write(header)
+
+        def line(number: int, position: int) -> bytes:
+            run = ordered[number]
+            if isinstance(run, Held):
+                return run.items[position][1]
+            return timeline.read(run, run.offsets[position], run.offsets[position + 1])
+
+        count = 0
+        for number, start, end in stretches(keys, line):
+            run = ordered[number]
+            if isinstance(run, Held):
+                for first in range(start, end, 4096):
+                    timeline.write(b"".join([line for _, line in run.items[first:min(end, first + 4096)]]))
+            else:
+                timeline.copy(run, run.offsets[start], run.offsets[end])
+            count += end - start
+        timeline.flush()
+    finally:
+        timeline.close()
+    return count
+
+
+def stretches(keys: list[list[bytes]], line: Callable[[int, int], bytes]) -> Iterator[tuple[int, int, int]]:
+    """(run, start, end): the rows of every run in (key, line) order, as stretches of consecutive rows of one run.
+
+    ``keys``: each run's keys, sorted (its items sorted by key, then line).
+    A stretch is every row of one run before the smallest key another run
+    has left (bisect). Rows of equal keys in several runs are ordered by
+    their lines (``line(run, position)``), one at a time: the order a sort
+    of the (key, line) items of all runs gives.
+    """
+    heap = [(run_keys[0], number) for number, run_keys in enumerate(keys) if run_keys]
+    heapq.heapify(heap)
+    positions = [0] * len(keys)
+    while heap:
+        key, number = heapq.heappop(heap)
+        start = positions[number]
+        if heap and heap[0][0] == key:  # another run's next row has this key too: the lines decide
+            tied = [number]
+            while heap and heap[0][0] == key:
+                tied.append(heapq.heappop(heap)[1])
+            number = min(tied, key=lambda other: line(other, positions[other]))
+            for other in tied:
+                if other != number:
+                    heapq.heappush(heap, (key, other))
+            start = positions[number]
+            end = start + 1
+        else:
+            end = bisect.bisect_left(keys[number], heap[0][0], start) if heap else len(keys[number])
+        yield number, start, end
+        positions[number] = end
+        if end < len(keys[number]):
+            heapq.heappush(heap, (keys[number][end], number))
+
+
+class _Timeline:
+    """The output stream: lines gathered and written WRITE_BYTES at a time; stored stretches copied file to file.
+
+    A stretch of SEND_BYTES or more goes by ``os.sendfile`` (the kernel
+    copies from the run's file to the output); where the output or the
+    platform does not take it (a terminal, an append-only file, no
+    sendfile), it and every later stretch are read and written.
+    """
+
+    def __init__(self, target):
+        self.target = target
+        self.pending: list[bytes] = []
+        self.pending_bytes = 0
+        self.files: dict[str, object] = {}
+        try:
+            self.fd: int | None = target.fileno() if hasattr(os, "sendfile") else None
+        except (AttributeError, OSError, ValueError):  # a stream without a file descriptor (io.UnsupportedOperation)
+            self.fd = None
+
+    def write(self, data: bytes) -> None:
+        """Gather ``data`` for the next write."""
+        self.pending.append(data)
+        self.pending_bytes += len(data)
+        if self.pending_bytes >= WRITE_BYTES:
+            self.flush()
+
+    def flush(self) -> None:
+        """Write what is gathered, through to the file descriptor."""
+        if self.pending:
+            self.target.write(b"".join(self.pending))
+            self.pending, self.pending_bytes = [], 0
+        self.target.flush()
+
+    def copy(self, run: Stored, start: int, end: int) -> None:
+        """The run's file from byte ``start`` to ``end``, next in the output."""
+        if self.fd is not None and end - start >= SEND_BYTES:
+            self.flush()
+            start = self._send(run, start, end)
+        if start < end:
+            self.write(self.read(run, start, end))
+
+    def _send(self, run: Stored, start: int, end: int) -> int:
+        """Copy by sendfile as far as it goes; where it stopped (``end`` when it went through)."""
+        source = self._file(run).fileno()
+        try:
+            while start < end:
+                sent = os.sendfile(self.fd, source, start, end - start)
+                if sent == 0:
+                    raise OSError(f"{run.path}: a stored run shorter than the lines written to it")
+                start += sent
+        except OSError as exc:
+            if exc.errno is None:
+                raise
+            self.fd = None  # the output does not take sendfile: read and write from here on
+        return start
+
+    def read(self, run: Stored, start: int, end: int) -> bytes:
+        """Bytes ``start`` to ``end`` of a stored run's file."""
+        handle = self._file(run)
+        handle.seek(start)
+        data = handle.read(end - start)
+        if len(data) != end - start:
+            raise OSError(f"{run.path}: a stored run shorter than the lines written to it")
+        return data
+
+    def _file(self, run: Stored):
+        handle = self.files.get(run.path)
+        if handle is None:
+            if len(self.files) >= 64:  # bundles of many runs: a few files open at a time
+                self.close()
+            handle = self.files[run.path] = open(run.path, "rb", buffering=0)  # noqa: SIM115 - closed by close()
+        return handle
+
+    def close(self) -> None:
+        """Close the run files opened for reading."""
+        for handle in self.files.values():
+            handle.close()
+        self.files = {}
 
 
 def write_run(items: list[tuple[bytes, bytes]], path: str) -> Run:

@@ -90,6 +90,25 @@ def test_worker_processes_do_not_change_the_timeline(cli, tmp_path: Path):
     assert one == two
 
 
+def test_every_way_of_writing_the_timeline_gives_the_same_bytes(cli, tmp_path: Path, monkeypatch):
+    """One process; workers whose parked runs are copied from their files; and the merge of run files."""
+    from aitrail.analyzer import runs
+
+    home = frozen_copy(FIXTURES / "demo-home", tmp_path / "home")
+    bundle = tmp_path / "demo.tar.zst"
+    assert cli("collect", "--home", home, "-o", bundle, "--quiet").exit_code == 0
+    written = {}
+    for name, jobs, memory in (("one", "1", None), ("pool", "2", None), ("merged", "2", 4096)):
+        if memory is not None:
+            monkeypatch.setattr(runs, "MEMORY_BYTES", memory)  # past it: run files, merged by key range
+        out = tmp_path / f"{name}.csv"
+        result = cli("analyze", bundle, "-o", out, "--quiet", "--jobs", jobs)
+        assert result.exit_code == 0, result.output + result.stderr
+        written[name] = out.read_bytes()
+    assert written["one"].count(b"\n") > 40  # every agent of the demo home
+    assert written["one"] == written["pool"] == written["merged"]
+
+
 @pytest.mark.parametrize("case", cases(), ids=lambda path: f"{path.parent.name}/{path.name}")
 def test_readme_states_the_parser_rows_the_golden_file_holds(case: Path):
     """Each case's README says how many parser: rows it must give, including zero."""
