@@ -9,6 +9,7 @@ import sys
 import click
 
 from aitrail.analyzer.export import FORMATS
+from aitrail.analyzer.forkpool import WorkerLost
 from aitrail.analyzer.run import AnalyzeOptions, NotVerified, SameBundleTwice, Unreadable
 from aitrail.analyzer.run import analyze as run_analysis
 
@@ -60,6 +61,9 @@ def analyze(bundles, output, format_name, agents, force, summary_path, jobs, pub
         raise click.UsageError(str(exc)) from exc
     except Unreadable as exc:
         click.echo(f"aitrail: the bundle cannot be read at all, even with --force: {exc}", err=True)
+        sys.exit(1)
+    except WorkerLost as exc:  # killed, or out of memory: nothing was written
+        click.echo(f"aitrail: analysis stopped: {exc}", err=True)
         sys.exit(1)
     summary = result.summary(options)
     if summary_path == "-":

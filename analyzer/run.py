@@ -26,24 +26,24 @@ Order of work:
    output in order (analyzer/runs.py).
 
 Memory stays bounded by the run size and MEMORY_BYTES, not the bundle size. Forked workers
-inherit the coordinator's decoded Bundle (index and sources) and only open
-the file again; under spawn each worker decodes it once.
+(analyzer/forkpool.py) inherit the coordinator's decoded Bundle (index and
+sources) and its list of batches, and only open the file again; under spawn
+(a ProcessPoolExecutor, where there is no fork) each worker decodes it once.
 """
 
 from __future__ import annotations
 
-import concurrent.futures
 import dataclasses
 import gc
 import itertools
-import multiprocessing
 import os
 import sys
 import tempfile
 import threading
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
-from aitrail.analyzer import export, verifying
+from aitrail.analyzer import export, forkpool, verifying
 from aitrail.analyzer import runs as runs_module
 from aitrail.analyzer import secondary as secondary_module
 from aitrail.analyzer import worker as worker_module
@@ -383,6 +383,8 @@ def _merge(options: AnalyzeOptions, runs: list[Run | Held | Stored], temp_dir: s
     if len(ranges) == 1:
         counts = [runs_module.merge_range(runs, None, None, parts[0])]
     else:
+        import concurrent.futures  # the merge of run files alone needs a pool of this kind: imported here
+
         with concurrent.futures.ProcessPoolExecutor(max_workers=jobs, mp_context=_pool_context()) as pool:
             futures = [pool.submit(runs_module.merge_range, runs, low, high, part)
                        for (low, high), part in zip(ranges, parts, strict=True)]
@@ -397,6 +399,8 @@ def _merge(options: AnalyzeOptions, runs: list[Run | Held | Stored], temp_dir: s
 def _pool_context():
     # fork: workers start at once and inherit this process's modules and decoded bundle (it runs
     # no threads here); spawn where fork does not exist.
+    import multiprocessing
+
     return multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
 
 
@@ -458,14 +462,16 @@ def _parse_primary(options: AnalyzeOptions, worker: Worker, sources: list[Source
     else:
         gc.freeze()  # forked workers share the decoded bundle; a collection there must not touch (copy) its pages
         try:
-            with concurrent.futures.ProcessPoolExecutor(
-                    max_workers=jobs, mp_context=_pool_context(), initializer=worker_module.init_process,
-                    initargs=(options.bundle, worker.temp_dir, worker.keys, options.format, options.force,
-                              worker.context["bundle_sha256"])) as pool:
-                futures = [pool.submit(worker_module.run_batch, batch, number, holds[number], owned[number])
-                           for number, batch in enumerate(batches)]
-                verification = begin_verify()
-                results = _gather(options, futures, limiter)
+            tasks = [(batch, number, holds[number], owned[number]) for number, batch in enumerate(batches)]
+            initargs = (options.bundle, worker.temp_dir, worker.keys, options.format, options.force,
+                        worker.context["bundle_sha256"])
+            if hasattr(os, "fork"):
+                with forkpool.ForkPool(jobs, worker_module.run_batch, tasks, worker_module.init_process,
+                                       initargs) as pool:
+                    verification = begin_verify()
+                    results = _gather(options, pool.results(), len(tasks), limiter)
+            else:
+                verification, results = _spawned(options, jobs, tasks, initargs, begin_verify, limiter)
         finally:
             gc.unfreeze()
     report = verifying.complete(options, worker, verification, results, checked)
@@ -484,27 +490,56 @@ def _progress_callback(options: AnalyzeOptions):
     return (lambda text: _progress(options, text)) if options.progress else None
 
 
-def _gather(options: AnalyzeOptions, futures: list, limiter: RateLimiter) -> list:
-    """The batches' results in order, their parked runs' keys read back as they come; a progress line meanwhile."""
+def _gather(options: AnalyzeOptions, finished: Iterable, count: int, limiter: RateLimiter) -> list[BatchResult]:
+    """The batches' results in order, their parked runs' keys read back as they come; a progress line meanwhile.
+
+    ``finished``: (number, result) as batches finish, None when a second passes without one.
+    """
+    results: list[BatchResult | None] = [None] * count
+    done: list[BatchResult] = []
+    for item in finished:
+        if item is not None:
+            number, result = item
+            result.runs = [runs_module.unpark(run) if isinstance(run, Parked) else run for run in result.runs]
+            results[number] = result
+            done.append(result)
+        _batch_progress(options, limiter, done, count)
+    return [result for result in results if result is not None]
+
+
+def _spawned(options: AnalyzeOptions, jobs: int, tasks: list[tuple], initargs: tuple, begin_verify,
+             limiter: RateLimiter) -> tuple:
+    """The batches in a ProcessPoolExecutor under spawn, where there is no fork: (verification, results)."""
+    import concurrent.futures
+    import multiprocessing
+
+    with concurrent.futures.ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"),
+                                                initializer=worker_module.init_process, initargs=initargs) as pool:
+        futures = [pool.submit(worker_module.run_batch, *task) for task in tasks]
+        verification = begin_verify()
+        return verification, _gather(options, _as_finished(futures), len(tasks), limiter)
+
+
+def _as_finished(futures: list) -> Iterator[tuple[int, BatchResult] | None]:
+    """(number, result) of each future as it finishes, None after each second in which none did."""
+    import concurrent.futures
+
+    numbers = {future: number for number, future in enumerate(futures)}
     pending = set(futures)
-    done: list = []
     while pending:
         finished, pending = concurrent.futures.wait(pending, timeout=1.0,
                                                     return_when=concurrent.futures.FIRST_COMPLETED)
+        if not finished:
+            yield None
         for future in finished:
-            result = future.result()
-            result.runs = [runs_module.unpark(run) if isinstance(run, Parked) else run for run in result.runs]
-        done.extend(finished)
-        _batch_progress(options, limiter, done, len(futures))
-    return [future.result() for future in futures]
+            yield numbers[future], future.result()
 
 
 def _batch_progress(options: AnalyzeOptions, limiter: RateLimiter, done: list, total: int) -> None:
     if options.progress and limiter.ready():
-        results = [item.result() if isinstance(item, concurrent.futures.Future) else item for item in done]
-        files = sum(len(result.counts) for result in results)
-        rows = sum(count.rows for result in results for count in result.counts)
-        written = sum(runs_module.run_size(run) for result in results for run in result.runs) / 1e6
+        files = sum(len(result.counts) for result in done)
+        rows = sum(count.rows for result in done for count in result.counts)
+        written = sum(runs_module.run_size(run) for result in done for run in result.runs) / 1e6
         _progress(options, f"parsed {len(done)}/{total} batches of primary files: {files} files, {rows} rows, "
                            f"{written:.1f} MB of rendered rows")
 

@@ -224,3 +224,22 @@ def test_sources_of_a_store_within_one_home_are_that_homes_own(tmp_path):
             for location in locations:
                 assert bundle.by_store_at(store, location) == [
                     source for source in bundle.by_store(store) if source.location == location]
+
+
+def test_a_worker_lost_mid_parse_stops_the_run_with_a_message_not_a_traceback(tmp_path_factory, tmp_path, monkeypatch):
+    """A worker killed (out of memory, by hand) ends the run: exit 1, the worker named, no timeline."""
+    bundle = collect_fixture_home(tmp_path_factory, FIXTURES / "demo-home", "all-agents")
+    parse = worker_module.run_batch
+
+    def dies_on_its_second_batch(members, batch, *rest):
+        if batch == 1:
+            os._exit(9)
+        return parse(members, batch, *rest)
+
+    monkeypatch.setattr(worker_module, "run_batch", dies_on_its_second_batch)  # the forked workers inherit it
+    result = CliRunner().invoke(main, ["analyze", str(bundle), "-o", str(tmp_path / "t.csv"), "--quiet",
+                                       "--jobs", "2"])
+    assert result.exit_code == 1, result.output
+    assert "aitrail: analysis stopped: worker process" in result.stderr and "exit status 9" in result.stderr
+    assert "Traceback" not in result.output + result.stderr
+    assert not (tmp_path / "t.csv").exists()
