@@ -431,12 +431,17 @@ def report(stats: dict, results: dict, rows: int, repeat: int) -> str:
         peak = max(item["peak"] for item in results[key]) / 1e6
         lines.append(f"| {names[key]} | {wall:.2f} | {megabytes / wall:.0f} | {rows / wall:,.0f} | {cpu:.2f} | "
                      f"{per_row:.0f} | {peak:.0f} | {wall / floor_wall:.2f}x |")
-    if "before" in results:  # the machine's speed moves between rounds: compare within each round
-        ratios = sorted(new["wall"] / old["wall"] for new, old in zip(results["aitrail"], results["before"],
-                                                                        strict=True))
-        lines += ["", f"aitrail / --before-python, per round: median {statistics.median(ratios):.3f} "
-                      f"(from {ratios[0]:.2f} to {ratios[-1]:.2f})"]
+    # the machine's speed moves between rounds (a shared VM): each round's own ratio too
+    lines.append("")
+    lines.append(_per_round("aitrail / floor", results["aitrail"], results["floor"]))
+    if "before" in results:
+        lines.append(_per_round("aitrail / --before-python", results["aitrail"], results["before"]))
     return "\n".join(lines)
+
+
+def _per_round(name: str, new: list[dict], old: list[dict]) -> str:
+    ratios = sorted(one["wall"] / other["wall"] for one, other in zip(new, old, strict=True))
+    return f"{name}, per round: median {statistics.median(ratios):.3f} (from {ratios[0]:.2f} to {ratios[-1]:.2f})"
 
 
 def bench_arguments(doc: str, work: str, megabytes: int) -> argparse.ArgumentParser:
