@@ -8,8 +8,8 @@ first batch running, on the serial path of every ``aitrail analyze``
 (docs/performance.md). A forked worker already holds the coordinator's
 modules, its decoded bundle and the list of tasks: it needs only a task's
 number, a few bytes down a pipe that never fills, and a pipe to send its
-result back. Where the platform has no fork, run.py uses
-ProcessPoolExecutor under spawn instead.
+result back. Where the platform has no fork, ``SpawnPool`` gives the same
+interface over a ProcessPoolExecutor under spawn.
 
 Every way a worker can end is seen: a result, an exception (raised again in
 the coordinator, as a future's result() would), or an exit without a result
@@ -124,6 +124,43 @@ class ForkPool:
                 worker.kill()
             worker.wait()
         self.workers = []
+
+
+class SpawnPool:
+    """ForkPool's interface over a ProcessPoolExecutor under spawn, for platforms without fork.
+
+    Each worker imports the modules and runs ``initializer`` itself; every
+    task's arguments are pickled to it.
+    """
+
+    def __init__(self, jobs: int, function: Callable, tasks: Sequence[tuple],
+                 initializer: Callable | None = None, initargs: tuple = ()):
+        import concurrent.futures
+        import multiprocessing
+
+        self.futures_module = concurrent.futures
+        self.executor = concurrent.futures.ProcessPoolExecutor(
+            max_workers=max(1, min(jobs, len(tasks))), mp_context=multiprocessing.get_context("spawn"),
+            initializer=initializer, initargs=initargs)
+        self.futures = [self.executor.submit(function, *task) for task in tasks]
+
+    def __enter__(self) -> SpawnPool:
+        return self
+
+    def __exit__(self, kind, value, trace) -> None:
+        self.executor.shutdown(wait=True, cancel_futures=kind is not None)
+
+    def results(self) -> Iterator[tuple[int, object] | None]:
+        """(number, result) of every task as it finishes; None after each _WAIT seconds in which none did."""
+        numbers = {future: number for number, future in enumerate(self.futures)}
+        pending = set(self.futures)
+        while pending:
+            finished, pending = self.futures_module.wait(pending, timeout=_WAIT,
+                                                         return_when=self.futures_module.FIRST_COMPLETED)
+            if not finished:
+                yield None
+            for future in finished:
+                yield numbers[future], future.result()
 
 
 class _Worker:

@@ -40,7 +40,7 @@ import os
 import sys
 import tempfile
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from aitrail.analyzer import export, forkpool, verifying
@@ -465,13 +465,10 @@ def _parse_primary(options: AnalyzeOptions, worker: Worker, sources: list[Source
             tasks = [(batch, number, holds[number], owned[number]) for number, batch in enumerate(batches)]
             initargs = (options.bundle, worker.temp_dir, worker.keys, options.format, options.force,
                         worker.context["bundle_sha256"])
-            if hasattr(os, "fork"):
-                with forkpool.ForkPool(jobs, worker_module.run_batch, tasks, worker_module.init_process,
-                                       initargs) as pool:
-                    verification = begin_verify()
-                    results = _gather(options, pool.results(), len(tasks), limiter)
-            else:
-                verification, results = _spawned(options, jobs, tasks, initargs, begin_verify, limiter)
+            pool_kind = forkpool.ForkPool if hasattr(os, "fork") else forkpool.SpawnPool
+            with pool_kind(jobs, worker_module.run_batch, tasks, worker_module.init_process, initargs) as pool:
+                verification = begin_verify()
+                results = _gather(options, pool.results(), len(tasks), limiter)
         finally:
             gc.unfreeze()
     report = verifying.complete(options, worker, verification, results, checked)
@@ -505,34 +502,6 @@ def _gather(options: AnalyzeOptions, finished: Iterable, count: int, limiter: Ra
             done.append(result)
         _batch_progress(options, limiter, done, count)
     return [result for result in results if result is not None]
-
-
-def _spawned(options: AnalyzeOptions, jobs: int, tasks: list[tuple], initargs: tuple, begin_verify,
-             limiter: RateLimiter) -> tuple:
-    """The batches in a ProcessPoolExecutor under spawn, where there is no fork: (verification, results)."""
-    import concurrent.futures
-    import multiprocessing
-
-    with concurrent.futures.ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"),
-                                                initializer=worker_module.init_process, initargs=initargs) as pool:
-        futures = [pool.submit(worker_module.run_batch, *task) for task in tasks]
-        verification = begin_verify()
-        return verification, _gather(options, _as_finished(futures), len(tasks), limiter)
-
-
-def _as_finished(futures: list) -> Iterator[tuple[int, BatchResult] | None]:
-    """(number, result) of each future as it finishes, None after each second in which none did."""
-    import concurrent.futures
-
-    numbers = {future: number for number, future in enumerate(futures)}
-    pending = set(futures)
-    while pending:
-        finished, pending = concurrent.futures.wait(pending, timeout=1.0,
-                                                    return_when=concurrent.futures.FIRST_COMPLETED)
-        if not finished:
-            yield None
-        for future in finished:
-            yield numbers[future], future.result()
 
 
 def _batch_progress(options: AnalyzeOptions, limiter: RateLimiter, done: list, total: int) -> None:

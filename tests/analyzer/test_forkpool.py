@@ -162,3 +162,12 @@ def test_an_interrupt_is_the_coordinators_the_workers_go_on():
     finally:
         signal.signal(signal.SIGINT, previous)
     assert sorted(results) == [0, 1, 2, 3]
+
+
+def test_the_spawn_pool_gives_what_the_fork_pool_gives():
+    """Platforms without fork take SpawnPool: same tasks, same (number, result) pairs."""
+    tasks = [(number,) for number in range(6)]
+    with forkpool.SpawnPool(2, _square, tasks) as pool:
+        spawned = {number: value for number, (value, _) in (item for item in pool.results() if item is not None)}
+    forked, _ = _run(_square, tasks)
+    assert spawned == {number: value for number, (value, _) in forked.items()} == {n: n * n for n in range(6)}
