@@ -501,7 +501,10 @@ def _gather(options: AnalyzeOptions, finished: Iterable, count: int, limiter: Ra
             results[number] = result
             done.append(result)
         _batch_progress(options, limiter, done, count)
-    return [result for result in results if result is not None]
+    missing = [number for number, result in enumerate(results) if result is None]
+    if missing:  # a pool hands back every batch or raises: never a timeline short of a batch
+        raise RuntimeError(f"batches {missing} came back from no worker")
+    return results
 
 
 def _batch_progress(options: AnalyzeOptions, limiter: RateLimiter, done: list, total: int) -> None:

@@ -206,7 +206,6 @@ def stretches(keys: list[list[bytes]], line: Callable[[int, int], bytes]) -> Ite
     positions = [0] * len(keys)
     while heap:
         key, number = heapq.heappop(heap)
-        start = positions[number]
         if heap and heap[0][0] == key:  # another run's next row has this key too: the lines decide
             tied = [number]
             while heap and heap[0][0] == key:
@@ -218,6 +217,7 @@ def stretches(keys: list[list[bytes]], line: Callable[[int, int], bytes]) -> Ite
             start = positions[number]
             end = start + 1
         else:
+            start = positions[number]
             end = bisect.bisect_left(keys[number], heap[0][0], start) if heap else len(keys[number])
         yield number, start, end
         positions[number] = end
