@@ -25,7 +25,6 @@ import pickle
 import select
 import signal
 import struct
-import traceback
 from collections.abc import Callable, Iterator, Sequence
 
 _LENGTH = struct.Struct(">Q")
@@ -241,6 +240,8 @@ def _pickled_exception(exc: Exception) -> bytes:
     try:
         return pickle.dumps((False, exc), pickle.HIGHEST_PROTOCOL)
     except Exception:  # noqa: BLE001 - an exception that cannot be pickled: its text, as a RuntimeError
+        import traceback  # here, not at the top: traceback imports linecache, tokenize and textwrap on every run
+
         text = "".join(traceback.format_exception(exc))
         return pickle.dumps((False, RuntimeError(f"in a worker process: {text}")), pickle.HIGHEST_PROTOCOL)
 

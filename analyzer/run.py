@@ -43,6 +43,7 @@ import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from aitrail.analyzer import batches as batches_module
 from aitrail.analyzer import export, forkpool, verifying
 from aitrail.analyzer import runs as runs_module
 from aitrail.analyzer import secondary as secondary_module
@@ -150,34 +151,6 @@ class AnalyzeResult:
 
 
 # -- coordinator side ------------------------------------------------------------------------
-
-
-SMALLEST_BATCH = 8  # per worker: no batch is smaller than 1/(8 * jobs) of the input (but the last)
-
-
-def _batches(sources: list[Source], jobs: int) -> list[tuple[list[tuple[str, str]], int]]:
-    """Contiguous runs of sources in bundle order (members of one frame stay together), with their sizes.
-
-    Guided: each batch takes half of what is left per worker, down to
-    1/SMALLEST_BATCH of the input per worker, so the batches shrink towards
-    the end and the workers, taking them in order, run out of work together.
-    """
-    ordered = sorted(sources, key=lambda item: item.order)
-    total = sum(max(1, source.size) for source in ordered)
-    smallest = total / (SMALLEST_BATCH * jobs)
-    batches: list[tuple[list[tuple[str, str]], int]] = []
-    batch: list[tuple[str, str]] = []
-    size, left = 0, total
-    for source in ordered:
-        if batch and size >= max(smallest, left / (2 * jobs)):
-            batches.append((batch, size))
-            left -= size
-            batch, size = [], 0
-        batch.append((source.member, source.store))
-        size += max(1, source.size)
-    if batch:
-        batches.append((batch, size))
-    return batches
 
 
 def _progress(options: AnalyzeOptions, message: str) -> None:
@@ -441,7 +414,7 @@ def _parse_primary(options: AnalyzeOptions, worker: Worker, sources: list[Source
     ``checked`` is None when this run does not verify (its caller just did).
     """
     jobs = options.jobs or os.cpu_count() or 1
-    sized = _batches(sources, jobs)
+    sized = batches_module.batches(sources, jobs, batches_module.frame_finder(worker.bundle.reader))
     batches = [batch for batch, _ in sized]
     # what a batch may hand back in memory, by its share of the input: together within runs.MEMORY_BYTES
     total = sum(size for _, size in sized)

@@ -12,15 +12,18 @@ from __future__ import annotations
 
 import hashlib
 import io
-import tarfile
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import zstandard
 
 from aitrail.collector.bundle import layout
 from aitrail.collector.bundle.reader import BundleFormatError, BundleReader, Member
 from aitrail.collector.bundle.tarread import Header, read_header
+
+if TYPE_CHECKING:
+    import tarfile
 
 
 @dataclass
@@ -134,6 +137,8 @@ def _parse_header(head: bytes) -> Header | tarfile.TarInfo | None:
 
 def tarfile_header(head: bytes) -> tarfile.TarInfo | None:
     """A member's header as tarfile reads it; None where it refuses the bytes."""
+    import tarfile  # here: only a header of a shape aitrail does not write comes this far (tarread.py)
+
     try:
         with tarfile.open(fileobj=io.BytesIO(head + b"\0" * 1024), mode="r:", encoding="utf-8",
                           errors="surrogateescape") as archive:

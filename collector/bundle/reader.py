@@ -22,6 +22,9 @@ from aitrail.collector.bundle.layout import IndexEntry
 CHUNK = 1024 * 1024
 CACHE_LIMIT = 32 * 1024 * 1024  # members up to this size are read through the frame cache
 FRAME_LIMIT = 2 * CACHE_LIMIT
+# the frame read before the last is kept too when it is this small: reads that alternate between two
+# frames (collection.json's and the catalog's) decompress each once, and the second slot stays small
+SECOND_SLOT_LIMIT = 4 * 1024 * 1024
 
 
 class BundleFormatError(ValueError):
@@ -141,6 +144,7 @@ class BundleReader:
             raise
         self._by_name = {member.name: member for member in self.members}
         self._cached_frame: tuple[int, bytes] | None = None  # the last packed frame read whole
+        self._previous_frame: tuple[int, bytes] | None = None  # the one before it, if small (SECOND_SLOT_LIMIT)
         self._frames_by_offset: dict[int, list[Member]] | None = None
         # called with (frame offset, bytes) each time a frame is decompressed whole into the cache: the
         # analyzer's workers verify their frames from those bytes instead of decompressing them again
@@ -159,7 +163,7 @@ class BundleReader:
     def reopen(self) -> None:
         """Open the file again: a forked worker must not share its parent's file offset."""
         self._file = open(self.path, "rb")  # noqa: SIM115 - closed in close()
-        self._cached_frame = None
+        self._cached_frame = self._previous_frame = None
 
     # -- index ------------------------------------------------------------------
 
@@ -310,8 +314,9 @@ class BundleReader:
         """The member's data only, in chunks (no header, no padding, no other members).
 
         The frame of a member up to CACHE_LIMIT is decompressed whole and kept
-        until another frame is read, so reading the members of a packed frame in
-        order costs one decompression; larger members, and the members of a
+        until another frame is read (and one read after it, if it is small:
+        SECOND_SLOT_LIMIT), so reading the members of a packed frame in order
+        costs one decompression; larger members, and the members of a
         frame larger than FRAME_LIMIT (the collector packs a large files.jsonl
         with collection.json), are streamed.
         """
@@ -336,27 +341,39 @@ class BundleReader:
             raise BundleFormatError(f"{member.name}: data shorter than its index entry")
 
     def _packed_frame(self, member: Member) -> bytes:
-        if self._cached_frame is None or self._cached_frame[0] != member.frame_offset:
-            chunks, total = [], 0
-            for chunk in self.iter_decompressed(member):
-                total += len(chunk)
-                if total > FRAME_LIMIT:  # no aitrail writer makes such a frame: refuse a decompression bomb
-                    raise BundleFormatError(f"{member.name}: its frame decompresses to more than {FRAME_LIMIT} bytes")
-                chunks.append(chunk)
-            self._cached_frame = (member.frame_offset, b"".join(chunks))
-            if self.on_frame is not None:
-                self.on_frame(*self._cached_frame)
+        cached, offset = self._cached_frame, member.frame_offset
+        if cached is not None and cached[0] == offset:
+            return cached[1]
+        previous = self._previous_frame
+        if previous is not None and previous[0] == offset:
+            self._cached_frame, self._previous_frame = previous, _small(cached)
+            return previous[1]
+        chunks, total = [], 0
+        for chunk in self.iter_decompressed(member):
+            total += len(chunk)
+            if total > FRAME_LIMIT:  # no aitrail writer makes such a frame: refuse a decompression bomb
+                raise BundleFormatError(f"{member.name}: its frame decompresses to more than {FRAME_LIMIT} bytes")
+            chunks.append(chunk)
+        self._cached_frame, self._previous_frame = (offset, b"".join(chunks)), _small(cached)
+        if self.on_frame is not None:
+            self.on_frame(*self._cached_frame)
         return self._cached_frame[1]
 
     def cached_frame(self, member: Member) -> bytes | None:
-        """The decompressed frame holding ``member`` if it is the one this reader keeps (read whole, no error)."""
-        if self._cached_frame is not None and self._cached_frame[0] == member.frame_offset:
-            return self._cached_frame[1]
+        """The decompressed frame holding ``member`` if this reader keeps it (read whole, no error)."""
+        for kept in (self._cached_frame, self._previous_frame):
+            if kept is not None and kept[0] == member.frame_offset:
+                return kept[1]
         return None
 
     def read_data(self, name: str) -> bytes:
         """A member's data, whole (for members known to be small)."""
         return b"".join(self.iter_data(self.member(name)))
+
+
+def _small(frame: tuple[int, bytes] | None) -> tuple[int, bytes] | None:
+    """``frame`` if it may stay in the second slot, else None."""
+    return frame if frame is not None and len(frame[1]) <= SECOND_SLOT_LIMIT else None
 
 
 class _RangeReader:

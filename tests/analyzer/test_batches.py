@@ -1,13 +1,14 @@
-"""The coordinator's batches: every source once, in bundle order, large first and small last."""
+"""The coordinator's batches: every source once, in bundle order, large first and small last, frames whole."""
 
 from __future__ import annotations
 
+import itertools
 import random
 
 import pytest
 
+from aitrail.analyzer.batches import SMALLEST_BATCH, batches
 from aitrail.analyzer.bundle import Source
-from aitrail.analyzer.run import SMALLEST_BATCH, _batches
 
 
 def sources(sizes: list[int]) -> list[Source]:
@@ -23,7 +24,7 @@ def test_batches_cover_the_sources_in_order_and_shrink(jobs, shape):
     rng = random.Random(jobs)
     sizes = {"even": [1000] * 400, "mixed": [rng.randint(0, 100_000) for _ in range(400)],
              "one-big": [10] * 50 + [10_000_000] + [10] * 50}[shape]
-    batched = _batches(sources(sizes), jobs)
+    batched = batches(sources(sizes), jobs)
     members = [member for batch, _ in batched for member, _ in batch]
     assert members == [f"data/f{number}" for number in range(len(sizes))]  # each once, contiguous, in order
     assert [size for _, size in batched] == [sum(max(1, sizes[int(member[6:])]) for member, _ in batch)
@@ -38,4 +39,23 @@ def test_batches_cover_the_sources_in_order_and_shrink(jobs, shape):
 
 
 def test_no_source_no_batch():
-    assert _batches([], 2) == []
+    assert batches([], 2) == []
+
+
+@pytest.mark.parametrize("jobs", [2, 4])
+def test_a_frame_is_never_cut_between_two_batches(jobs):
+    rng = random.Random(jobs)
+    sizes = [rng.randint(0, 100_000) for _ in range(400)]
+    frames = {f"data/f{number}": number // 7 for number in range(len(sizes))}  # seven members to a frame
+    batched = batches(sources(sizes), jobs, lambda source: frames[source.member])
+    members = [member for batch, _ in batched for member, _ in batch]
+    assert members == [f"data/f{number}" for number in range(len(sizes))]
+    assert len(batched) > 2 * jobs, "still cut into many batches"
+    for before, after in itertools.pairwise(batched):
+        assert frames[before[0][-1][0]] != frames[after[0][0][0]], "a frame split between two batches"
+
+
+def test_a_member_the_index_lacks_may_end_a_batch():
+    sizes = [1000] * 100
+    batched = batches(sources(sizes), 2, lambda source: None)
+    assert batched == batches(sources(sizes), 2)  # no frame known: cut by size alone, as before
