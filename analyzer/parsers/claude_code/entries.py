@@ -36,14 +36,17 @@ def block_key(block) -> tuple:
 
 def response_id(entry: dict) -> str | None:
     """The ``message.id`` of an assistant entry (the API response it is part of); None otherwise."""
-    message = entry.get("message") if entry.get("type") == "assistant" else None
+    return message_id(entry.get("message")) if entry.get("type") == "assistant" else None
+
+
+def message_id(message) -> str | None:
+    """An assistant message's ``id``: a non-empty string, else None."""
     value = message.get("id") if isinstance(message, dict) else None
     return value if isinstance(value, str) and value else None
 
 
-def call_ids(entry: dict) -> set:
-    """The tool_use ids an assistant entry's blocks call."""
-    found = blocks(entry.get("message")) if entry.get("type") == "assistant" else None
+def block_call_ids(found: list | None) -> set:
+    """The tool_use ids among an assistant message's blocks (``blocks``)."""
     return {block["id"] for block in found or () if isinstance(block, dict)
             and block.get("type") in CALL_BLOCKS and isinstance(block.get("id"), str)}
 

@@ -54,6 +54,8 @@ from .entries import CALL_BLOCKS
 SYNTHETIC_MODEL = "<synthetic>"  # replies Claude Code writes itself (API errors, "No response requested.")
 MAX_PENDING = 1000  # rows held back while the file has not yet said its cwd
 WHOLE_FILE_BYTES = 32 * 1024 * 1024  # a transcript up to this is held whole while it is read
+# json.dumps(value, ensure_ascii=False) with its encoder made once, not per call: a tool call's input
+_JSON_TEXT = json.JSONEncoder(ensure_ascii=False).encode
 
 
 @dataclass
@@ -185,6 +187,10 @@ class TranscriptWalk:
             yield bad_line(line.number, "no entry type", line.raw)
             return
         base = self._base(entry)
+        # an assistant line's message, blocks and response id, read once for the tree and the rows
+        message = entry.get("message") if kind == "assistant" else None
+        blocks = entries.blocks(message) if kind == "assistant" else None
+        response = entries.message_id(message)
         uuid = entry.get("uuid")
         if isinstance(uuid, str) and uuid:
             repeated = self._repeated(uuid, line)
@@ -192,11 +198,11 @@ class TranscriptWalk:
                 yield Draft("system", f"repeated: line repeats line:{repeated} (entry {uuid}); its content is "
                                       "given there", line.locator, **base)
                 return
-            branch = self._tree(entry, uuid, kind, line, base)
+            branch = self._tree(entry, uuid, kind, line, base, response, entries.block_call_ids(blocks))
             if branch is not None:
                 yield branch
         if kind == "assistant":
-            yield from self._assistant(entry, line, base)
+            yield from self._assistant(message, blocks, response, line, base, entry.get("isApiErrorMessage") is True)
         elif kind == "user":
             yield from self._user(entry, line, base)
         elif kind == "system":
@@ -233,8 +239,12 @@ class TranscriptWalk:
     def _bytes_at(self, line: Line) -> bytes | tuple[int, int]:
         return (line.offset, len(line.raw)) if self.data is not None else _line_digest(line)
 
-    def _tree(self, entry: dict, uuid: str, kind: str, line: Line, base: dict) -> Draft | None:
-        """Place the line in the chain; a row where it does not continue from the line before it (a branch)."""
+    def _tree(self, entry: dict, uuid: str, kind: str, line: Line, base: dict, response: str | None,
+              calls: set) -> Draft | None:
+        """Place the line in the chain; a row where it does not continue from the line before it (a branch).
+
+        ``response``: the line's ``message.id`` (``entries.response_id``); ``calls``: its tool_use ids.
+        """
         track = base["session_id"]
         parent = entry.get("parentUuid")
         previous = self.last_uuid.get(track)
@@ -244,11 +254,10 @@ class TranscriptWalk:
             if text:
                 branch = Draft("system", text, line.locator, **base)
         if uuid not in self.nodes:
-            self.nodes[uuid] = _Node(line.number, track, self._bytes_at(line), entries.response_id(entry))
+            self.nodes[uuid] = _Node(line.number, track, self._bytes_at(line), response)
         if isinstance(parent, str) and parent and kind != "progress":
             self.first_child.setdefault(parent, line.number)
         self.last_uuid[track] = uuid
-        calls = entries.call_ids(entry)
         if calls:
             self.calls_on[uuid] = calls
         return branch
@@ -275,15 +284,14 @@ class TranscriptWalk:
 
     # -- assistant ------------------------------------------------------------------------------
 
-    def _assistant(self, entry: dict, line: Line, base: dict) -> Iterator[Draft]:
-        message = entry.get("message")
-        blocks = entries.blocks(message)
+    def _assistant(self, message, blocks: list | None, message_id: str | None, line: Line, base: dict,
+                   api_error: bool) -> Iterator[Draft]:
         if blocks is None:
             yield bad_line(line.number, "assistant entry without a message whose content is text or blocks", line.raw)
             return
-        model = message.get("model") if isinstance(message.get("model"), str) else ""
-        synthetic = model == SYNTHETIC_MODEL or entry.get("isApiErrorMessage") is True
-        message_id = message.get("id") if isinstance(message.get("id"), str) and message.get("id") else None
+        model = message.get("model")
+        model = model if isinstance(model, str) else ""
+        synthetic = model == SYNTHETIC_MODEL or api_error
         fresh = self._fresh(message_id, blocks, line.number)
         if blocks and not fresh:
             first = self.responses[message_id].first_line
@@ -348,7 +356,7 @@ class TranscriptWalk:
     def _call(self, block: dict, where: str, base: dict) -> Draft:
         call_id = block.get("id") if isinstance(block.get("id"), str) else ""
         name = block.get("name") if isinstance(block.get("name"), str) else ""
-        text = json.dumps(block.get("input"), ensure_ascii=False)
+        text = _JSON_TEXT(block.get("input"))
         call = Draft("tool_use", text, where, tool_name=name, tool_use_id=call_id, **base)
         self.calls.called(call)
         return call
