@@ -57,7 +57,7 @@ from aitrail.analyzer.worker import BatchResult, StoreStats, Worker, is_bad
 from aitrail.collector.bundle.reader import BundleFormatError
 from aitrail.collector.verify import RateLimiter, sha256_of_file
 from aitrail.collector.verify_frames import FrameFindings
-from aitrail.collector.verify_structure import SignaturePolicy, check_structure
+from aitrail.collector.verify_structure import SignaturePolicy, Structure, check_structure
 
 MERGE_SPLIT_BYTES = 8 * 1024 * 1024  # below this the final merge is not worth splitting
 _AGENT = COLUMNS.index("agent")
@@ -250,7 +250,7 @@ def _analyze_bundle(options: AnalyzeOptions, temp_dir: str, digest: str | None) 
     worker_module.install(worker)  # forked pool processes inherit it
     try:
         structure = _check_structure_first(options, worker)
-        result = _analyze(options, worker)
+        result = _analyze(options, worker, structure)
         result.signature, result.warnings = structure.signature, structure.warnings
         context = worker.context
         result.bundles = [{"bundle": options.bundle, "sha256": digest, "host": context["hostname"],
@@ -299,7 +299,7 @@ def _check_structure_first(options: AnalyzeOptions, worker: Worker):
     return structure
 
 
-def _analyze(options: AnalyzeOptions, worker: Worker) -> AnalyzeResult:
+def _analyze(options: AnalyzeOptions, worker: Worker, structure: Structure) -> AnalyzeResult:
     bundle = worker.bundle
     stats: dict[tuple[str, str], StoreStats] = {}
     not_parsed: dict[tuple[str, str], int] = {}
@@ -319,7 +319,7 @@ def _analyze(options: AnalyzeOptions, worker: Worker) -> AnalyzeResult:
     spool = _parse_secondary(worker, secondary, stats, checked)
     worker.keys = spool.keys()
     tally = Tally()
-    report, runs, matched = _parse_primary(options, worker, primary, stats, tally, checked)
+    report, runs, matched = _parse_primary(options, worker, primary, stats, tally, checked, structure)
     if not report.ok and not options.force:
         raise NotVerified(report.problems)
     render = worker.render
@@ -404,14 +404,15 @@ def _spool_secondary(worker: Worker, sources: list[Source], stats, spool: second
 
 
 def _parse_primary(options: AnalyzeOptions, worker: Worker, sources: list[Source], stats, tally: Tally,
-                   checked: dict[int, FrameFindings] | None):
+                   checked: dict[int, FrameFindings] | None, structure: Structure):
     """Parse the primary sources while the bundle is verified, each in worker processes when there are cores.
 
     The batches verify the frames they parse first (not ``checked`` by the
     secondary parse already); this process verifies the others meanwhile, on
     the bundle it has already decoded (analyzer/verifying.py). No output is
     written until the report is complete: the caller refuses a failed bundle then.
-    ``checked`` is None when this run does not verify (its caller just did).
+    ``checked`` is None when this run does not verify (its caller just did). ``structure``: the
+    structural check made before parsing, which the verification takes instead of making it again.
     """
     jobs = options.jobs or os.cpu_count() or 1
     sized = batches_module.batches(sources, jobs, batches_module.frame_finder(worker.bundle.reader))
@@ -423,7 +424,8 @@ def _parse_primary(options: AnalyzeOptions, worker: Worker, sources: list[Source
     owned = verifying.frames_to_verify(worker.bundle.reader, batches, checked) if verify else [[] for _ in batches]
 
     def begin_verify():  # in this process, meanwhile: all but the frames the batches or the secondary parse check
-        return verifying.begin(options, worker, owned, checked, _progress_callback(options)) if verify else None
+        return verifying.begin(options, worker, owned, checked, _progress_callback(options),
+                               structure) if verify else None
 
     limiter = RateLimiter()
     if jobs <= 1 or len(batches) <= 1:

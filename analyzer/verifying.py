@@ -27,6 +27,7 @@ from aitrail.collector import verify_frames
 from aitrail.collector.bundle.reader import BundleReader
 from aitrail.collector.verify import Verification, VerifyReport
 from aitrail.collector.verify_frames import FrameFindings
+from aitrail.collector.verify_structure import Structure
 
 if TYPE_CHECKING:
     from aitrail.analyzer.run import AnalyzeOptions
@@ -84,12 +85,16 @@ def frames_to_verify(reader: BundleReader, batches: list[list[tuple[str, str]]],
 
 
 def begin(options: AnalyzeOptions, worker: Worker, owned: list[list[int]], checked: Collection[int],
-          progress: Callable[[str], None] | None = None) -> Verification:
-    """Verify, on the coordinator's reader, everything but the frames checked already or owned by a batch."""
+          progress: Callable[[str], None] | None = None, structure: Structure | None = None) -> Verification:
+    """Verify, on the coordinator's reader, everything but the frames checked already or owned by a batch.
+
+    ``structure``: the structural check the run made before parsing (under ``options.policy``), not made again.
+    """
     return verify_module.begin(options.bundle, worker.bundle.reader, options.public_key, options.require_signature,
                                progress, worker.context["bundle_sha256"] or None,
                                delegated=[*checked, *(offset for offsets in owned for offset in offsets)],
-                               loads=json_loads)  # files.jsonl decoded as the bundle's own reading decodes it
+                               loads=json_loads,  # files.jsonl decoded as the bundle's own reading decodes it
+                               structure=structure)
 
 
 def complete(options: AnalyzeOptions, worker: Worker, verification: Verification | None,

@@ -29,7 +29,13 @@ from aitrail.collector.bundle.metadata import COUNT_KEYS, iter_lines, iter_recor
 from aitrail.collector.bundle.reader import BundleFormatError, BundleReader, Member
 from aitrail.collector.bundle.tarheader import ns_text
 from aitrail.collector.verify_frames import FrameFindings, check_frame_of, tarfile_header
-from aitrail.collector.verify_structure import REQUIRED_TAG_FILES, SignaturePolicy, check_structure, parse_manifest_line
+from aitrail.collector.verify_structure import (
+    REQUIRED_TAG_FILES,
+    SignaturePolicy,
+    Structure,
+    check_structure,
+    parse_manifest_line,
+)
 
 __all__ = ["REQUIRED_TAG_FILES", "SignaturePolicy", "Verification", "VerifyReport", "begin", "tarfile_header", "verify"]
 
@@ -104,7 +110,8 @@ def verify(path: str, public_key_path: str | None = None, require_signature: boo
 
 def begin(path: str, reader: BundleReader, public_key_path: str | None = None, require_signature: bool = False,
           progress: Callable[[str], None] | None = None, bundle_sha256: str | None = None,
-          delegated: Collection[int] = (), loads: Callable[[bytes], object] = json.loads) -> Verification:
+          delegated: Collection[int] = (), loads: Callable[[bytes], object] = json.loads,
+          structure: Structure | None = None) -> Verification:
     """Verify an opened bundle except the frames at the ``delegated`` offsets, which are checked elsewhere.
 
     The analyzer's workers check the frames they decompress to parse
@@ -112,17 +119,20 @@ def begin(path: str, reader: BundleReader, public_key_path: str | None = None, r
     gives the report ``verify`` would have: the same problems, in the same order.
     ``loads``: how files.jsonl lines are decoded; a decoder that gives exactly
     what ``json.loads`` gives and raises what it raises (the analyzer's is faster).
+    ``structure``: what ``check_structure`` found on this reader under the same
+    signature policy, when the caller has checked it already (it is not checked twice).
     """
     report = VerifyReport(path)
     report.bundle_sha256 = _check_sidecar(path, report, bundle_sha256)
-    return _run(reader, report, SignaturePolicy(public_key_path, require_signature), progress, delegated, loads)
+    return _run(reader, report, SignaturePolicy(public_key_path, require_signature), progress, delegated, loads,
+                structure)
 
 
 def _run(reader: BundleReader, report: VerifyReport, policy: SignaturePolicy,
          progress: Callable[[str], None] | None, delegated: Collection[int] = (),
-         loads: Callable[[bytes], object] = json.loads) -> Verification:
+         loads: Callable[[bytes], object] = json.loads, structure: Structure | None = None) -> Verification:
     verification = Verification(reader, report, policy, progress, delegated, loads)
-    verification.run()
+    verification.run(structure)
     return verification
 
 
@@ -144,11 +154,15 @@ class Verification:
         self.seen = _Seen()
         self.findings: dict[int, FrameFindings] = {}
 
-    def run(self) -> None:
-        """Every check this process makes itself: structure, its frames, tar end, manifest, files.jsonl."""
+    def run(self, structure: Structure | None = None) -> None:
+        """Every check this process makes itself: structure, its frames, tar end, manifest, files.jsonl.
+
+        ``structure``: the structural check's findings on this reader and policy, if made already.
+        """
         reader, report = self.reader, self.report
         report.members = len(reader.members)
-        structure = check_structure(reader, self.policy)
+        if structure is None:
+            structure = check_structure(reader, self.policy)
         report.problems += structure.problems
         report.signature, report.signed, report.pinned = structure.signature, structure.signed, structure.pinned
         report.warnings += structure.warnings

@@ -15,8 +15,10 @@ from pathlib import Path
 
 import pytest
 
+from aitrail.analyzer import run as run_module
 from aitrail.analyzer.run import AnalyzeOptions, NotVerified, analyze
-from aitrail.collector import verify_frames
+from aitrail.collector import verify as verify_module
+from aitrail.collector import verify_frames, verify_structure
 from aitrail.collector.bundle import layout
 from aitrail.collector.bundle import writer as writer_module
 from aitrail.collector.bundle.reader import BundleReader
@@ -156,3 +158,35 @@ def test_verification_decompresses_no_payload_frame_the_parse_decompressed(bundl
     assert parse_only.keys() & payload, "the parse reads payload frames"
     for offset in payload:
         assert both[offset] == (parse_only[offset] or 1), offset
+
+
+def tag_file_changed(bundle: Path, out: Path) -> None:
+    """bagit.txt no longer has the digest the tag manifest gives: a structural problem."""
+    rewrite(bundle, out, {"bagit.txt": b"BagIt-Version: 1.0\nTag-File-Character-Encoding: UTF-8\n# edited\n"},
+            recompute_manifests=False)
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+@pytest.mark.parametrize("damage", ["intact", "tag file"])
+def test_the_structure_is_checked_once_and_reported_as_verify_reports_it(bundle, tmp_path, monkeypatch, damage,
+                                                                         jobs):
+    path = bundle
+    if damage != "intact":
+        path = tmp_path / "damaged.tar.zst"
+        tag_file_changed(bundle, path)
+    expected = verify(str(path))
+    assert bool(expected.problems) == (damage != "intact")
+    calls = []
+    original = verify_structure.check_structure
+
+    def counted(*args, **kwargs):
+        calls.append(args)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(run_module, "check_structure", counted)
+    monkeypatch.setattr(verify_module, "check_structure", counted)
+    result = analyze(AnalyzeOptions(bundle=str(path), output=str(tmp_path / "t.jsonl"), format="jsonl", jobs=jobs,
+                                    force=True, progress=False))
+    assert len(calls) == 1, "checked before the parse, and that check is the verification's"
+    assert result.problems == expected.problems
+    assert result.signature == expected.signature
