@@ -24,8 +24,10 @@ def batches(sources: list[Source], jobs: int, frame_of: Callable[[Source], int |
     1/SMALLEST_BATCH of the input per worker, so the batches shrink towards
     the end and the workers, taking them in order, run out of work together.
     ``frame_of``: the offset of the zstd frame a source is in; a batch ends
-    only where the frame changes, so no frame (the collector packs small
-    files together) is decompressed by two workers.
+    where the frame changes, so no frame (the collector packs small files
+    together) is decompressed by two workers, unless waiting for the frame's
+    end would grow it by more than the smallest batch: a small bundle packed
+    into one frame is still parsed by every worker.
     """
     ordered = sorted(sources, key=lambda item: item.order)
     total = sum(max(1, source.size) for source in ordered)
@@ -34,8 +36,8 @@ def batches(sources: list[Source], jobs: int, frame_of: Callable[[Source], int |
     batch: list[tuple[str, str]] = []
     size, left, frame = 0, total, None
     for source in ordered:
-        here = frame_of(source)
-        if batch and size >= max(smallest, left / (2 * jobs)) and (here is None or here != frame):
+        here, target = frame_of(source), max(smallest, left / (2 * jobs))
+        if batch and size >= target and (here is None or here != frame or size >= target + smallest):
             cut.append((batch, size))
             left -= size
             batch, size = [], 0

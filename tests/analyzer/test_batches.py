@@ -59,3 +59,11 @@ def test_a_member_the_index_lacks_may_end_a_batch():
     sizes = [1000] * 100
     batched = batches(sources(sizes), 2, lambda source: None)
     assert batched == batches(sources(sizes), 2)  # no frame known: cut by size alone, as before
+
+
+def test_a_bundle_in_one_frame_is_still_cut_for_every_worker():
+    sizes = [1000] * 400
+    batched = batches(sources(sizes), 2, lambda source: 0)  # everything packed into the frame at offset 0
+    assert len(batched) > 2
+    total = sum(sizes)
+    assert all(size <= total / 4 + total / 16 + 1000 for _, size in batched), "waits at most the smallest batch"
