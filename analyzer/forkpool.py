@@ -68,8 +68,17 @@ class ForkPool:
 
     def _fork(self) -> _Worker:
         task_read, task_write = os.pipe()
-        result_read, result_write = os.pipe()
-        pid = os.fork()
+        try:
+            result_read, result_write = os.pipe()
+        except OSError:
+            os.close(task_read), os.close(task_write)
+            raise
+        try:
+            pid = os.fork()
+        except OSError:  # no process to be had (EAGAIN, ENOMEM): the run stops, and leaks no descriptor
+            for fd in (task_read, task_write, result_read, result_write):
+                os.close(fd)
+            raise
         if pid == 0:  # the worker: it never returns from here
             status = 1
             try:

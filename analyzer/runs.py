@@ -28,7 +28,6 @@ import bisect
 import heapq
 import itertools
 import os
-import shutil
 import struct
 from array import array
 from collections.abc import Callable, Iterable, Iterator
@@ -175,7 +174,7 @@ def write_in_memory(target, header: bytes, runs: list[Run | Held | Stored]) -> i
             run = ordered[number]
             if isinstance(run, Held):
                 return run.items[position][1]
-            return timeline.read(run, run.offsets[position], run.offsets[position + 1])
+            return timeline.read(run.path, run.offsets[position], run.offsets[position + 1])
 
         count = 0
         for number, start, end in stretches(keys, line):
@@ -184,7 +183,7 @@ def write_in_memory(target, header: bytes, runs: list[Run | Held | Stored]) -> i
                 for first in range(start, end, 4096):
                     timeline.write(b"".join([line for _, line in run.items[first:min(end, first + 4096)]]))
             else:
-                timeline.copy(run, run.offsets[start], run.offsets[end])
+                timeline.copy(run.path, run.offsets[start], run.offsets[end])
             count += end - start
         timeline.flush()
     finally:
@@ -258,22 +257,22 @@ class _Timeline:
             self.pending, self.pending_bytes = [], 0
         self.target.flush()
 
-    def copy(self, run: Stored, start: int, end: int) -> None:
-        """The run's file from byte ``start`` to ``end``, next in the output."""
+    def copy(self, path: str, start: int, end: int) -> None:
+        """The file's bytes ``start`` to ``end`` (a stored run's, a merged part's), next in the output."""
         if self.fd is not None and end - start >= SEND_BYTES:
             self.flush()
-            start = self._send(run, start, end)
+            start = self._send(path, start, end)
         if start < end:
-            self.write(self.read(run, start, end))
+            self.write(self.read(path, start, end))
 
-    def _send(self, run: Stored, start: int, end: int) -> int:
+    def _send(self, path: str, start: int, end: int) -> int:
         """Copy by sendfile as far as it goes; where it stopped (``end`` when it went through)."""
-        source = self._file(run).fileno()
+        source = self._file(path).fileno()
         try:
             while start < end:
                 sent = os.sendfile(self.fd, source, start, end - start)
                 if sent == 0:
-                    raise OSError(f"{run.path}: a stored run shorter than the lines written to it")
+                    raise OSError(f"{path}: shorter than the lines written to it")
                 start += sent
         except OSError as exc:
             if exc.errno is None:
@@ -281,21 +280,21 @@ class _Timeline:
             self.fd = None  # the output does not take sendfile: read and write from here on
         return start
 
-    def read(self, run: Stored, start: int, end: int) -> bytes:
-        """Bytes ``start`` to ``end`` of a stored run's file."""
-        handle = self._file(run)
+    def read(self, path: str, start: int, end: int) -> bytes:
+        """Bytes ``start`` to ``end`` of a file."""
+        handle = self._file(path)
         handle.seek(start)
         data = handle.read(end - start)
         if len(data) != end - start:
-            raise OSError(f"{run.path}: a stored run shorter than the lines written to it")
+            raise OSError(f"{path}: shorter than the lines written to it")
         return data
 
-    def _file(self, run: Stored):
-        handle = self.files.get(run.path)
+    def _file(self, path: str):
+        handle = self.files.get(path)
         if handle is None:
             if len(self.files) >= 64:  # bundles of many runs: a few files open at a time
                 self.close()
-            handle = self.files[run.path] = open(run.path, "rb", buffering=0)  # noqa: SIM115 - closed by close()
+            handle = self.files[path] = open(path, "rb", buffering=0)  # noqa: SIM115 - closed by close()
         return handle
 
     def close(self) -> None:
@@ -376,39 +375,20 @@ def ranges(cuts: list[bytes]) -> list[tuple[bytes | None, bytes | None]]:
 
 
 def concatenate(output: str, header: bytes, parts: Iterable[str]) -> None:
-    """Write the header, then each part file in order (copied inside the kernel where it can be)."""
+    """Write the header, then each part file in order, to a new file (copied inside the kernel where it can be)."""
     with open(output, "xb") as target:
-        target.write(header)
-        target.flush()
-        for part in parts:
-            with open(part, "rb") as source:
-                _copy(source, target)
-            os.unlink(part)
-
-
-def _copy(source, target) -> None:
-    size = os.fstat(source.fileno()).st_size
-    copied = 0
-    if hasattr(os, "copy_file_range"):
-        try:
-            while copied < size:
-                sent = os.copy_file_range(source.fileno(), target.fileno(), size - copied)
-                if sent == 0:
-                    break
-                copied += sent
-        except OSError:
-            pass  # a filesystem that does not support it: the ordinary copy below finishes the job
-    if copied < size:
-        source.seek(copied)
-        target.seek(0, os.SEEK_END)
-        shutil.copyfileobj(source, target, 1024 * 1024)
+        concatenate_to(target, header, parts)
 
 
 def concatenate_to(target, header: bytes, parts: Iterable[str]) -> None:
-    """concatenate(), to an open binary stream (``-o -``: standard output)."""
-    target.write(header)
-    for part in parts:
-        with open(part, "rb") as source:
-            shutil.copyfileobj(source, target, 1024 * 1024)
-        os.unlink(part)
-    target.flush()
+    """concatenate(), to an open binary stream (``-o -``: standard output); each part is removed once copied."""
+    timeline = _Timeline(target)
+    try:
+        timeline.write(header)
+        for part in parts:
+            timeline.copy(part, 0, os.path.getsize(part))
+            timeline.close()  # its handle, before the file goes
+            os.unlink(part)
+        timeline.flush()
+    finally:
+        timeline.close()

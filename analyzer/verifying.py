@@ -100,9 +100,9 @@ def begin(options: AnalyzeOptions, worker: Worker, owned: list[list[int]], check
 def complete(options: AnalyzeOptions, worker: Worker, verification: Verification | None,
              results: list[BatchResult], checked: dict[int, FrameFindings] | None) -> VerifyReport:
     """The report, with what the secondary parse and the batches found in their frames."""
-    if verification is None or checked is None:  # not verified here: the caller's verify found no problem
+    if verification is None:  # not verified here (``checked`` is None too): the caller's verify found no problem
         return VerifyReport(options.bundle, bundle_sha256=worker.context["bundle_sha256"] or None)
-    findings = dict(checked)
+    findings = dict(checked or {})
     for result in results:
         findings.update(result.frames)
     return verification.complete(findings)

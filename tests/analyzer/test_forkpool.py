@@ -171,3 +171,23 @@ def test_the_spawn_pool_gives_what_the_fork_pool_gives():
         spawned = {number: value for number, (value, _) in (item for item in pool.results() if item is not None)}
     forked, _ = _run(_square, tasks)
     assert spawned == {number: value for number, (value, _) in forked.items()} == {n: n * n for n in range(6)}
+
+
+def test_a_fork_that_fails_leaves_no_descriptor_open_and_no_worker_running(monkeypatch):
+    real_fork, forked = os.fork, []
+
+    def second_fails():
+        if forked:
+            raise BlockingIOError(11, "Resource temporarily unavailable")  # EAGAIN: the process limit
+        pid = real_fork()
+        if pid:
+            forked.append(pid)
+        return pid
+
+    before = set(os.listdir("/proc/self/fd"))
+    monkeypatch.setattr(os, "fork", second_fails)
+    with pytest.raises(OSError), forkpool.ForkPool(2, _square, [(number,) for number in range(4)]):
+        pass
+    monkeypatch.setattr(os, "fork", real_fork)
+    assert set(os.listdir("/proc/self/fd")) == before
+    assert forked and _gone(set(forked)), "the worker forked before the failure is ended and reaped"

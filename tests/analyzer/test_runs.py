@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import io
+import os
 import random
+import threading
 
 import pytest
 from hypothesis import given, settings
@@ -188,3 +190,36 @@ def test_stored_and_held_runs_written_out_merge_to_the_same_bytes(tmp_path):
     assert not (tmp_path / "in-stored.bin").exists()  # read back whole, then removed
     runs.merge_range(files, None, None, str(tmp_path / "merged.bin"))
     assert (tmp_path / "merged.bin").read_bytes() == b"".join(line for _, line in sorted(sum(items, [])))
+
+
+@pytest.mark.parametrize("target_kind", ["file", "stream without descriptor", "pipe"])
+def test_concatenated_parts_are_the_header_then_each_part_and_the_parts_go(tmp_path, target_kind):
+    rng = random.Random(11)
+    sizes = [0, 10, runs.SEND_BYTES + 17, 3 * runs.SEND_BYTES]  # under and over what goes by sendfile
+    parts, expected = [], b"header\n"
+    for number, size in enumerate(sizes):
+        data = rng.randbytes(size)
+        part = tmp_path / f"part{number}.bin"
+        part.write_bytes(data)
+        parts.append(str(part))
+        expected += data
+    if target_kind == "file":
+        out = tmp_path / "out.bin"
+        runs.concatenate(str(out), b"header\n", parts)
+        written = out.read_bytes()
+    elif target_kind == "stream without descriptor":
+        stream = io.BytesIO()
+        runs.concatenate_to(stream, b"header\n", parts)
+        written = stream.getvalue()
+    else:
+        read_end, write_end = os.pipe()
+        chunks = []
+        reader = threading.Thread(target=lambda: chunks.extend(iter(lambda: os.read(read_end, 1 << 16), b"")))
+        reader.start()
+        with os.fdopen(write_end, "wb") as target:
+            runs.concatenate_to(target, b"header\n", parts)
+        reader.join()
+        os.close(read_end)
+        written = b"".join(chunks)
+    assert written == expected
+    assert not any(os.path.exists(part) for part in parts)
