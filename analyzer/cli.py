@@ -12,7 +12,6 @@ from aitrail.analyzer.export import FORMATS
 from aitrail.analyzer.forkpool import WorkerLost
 from aitrail.analyzer.run import AnalyzeOptions, NotVerified, SameBundleTwice, Unreadable
 from aitrail.analyzer.run import analyze as run_analysis
-from aitrail.collector.cli import end_quickly
 
 SUMMARY_COLUMNS = (("agent", "agent", "<"), ("store", "store", "<"), ("files", "files", ">"), ("rows", "rows", ">"),
                    ("bad", "bad_records", ">"), ("recovered", "secondary_kept", ">"), ("dup", "secondary_dropped", ">"))
@@ -78,7 +77,6 @@ def analyze(bundles, output, format_name, agents, force, summary_path, jobs, pub
                    err=True)
     if not quiet:
         _print_summary(summary)
-    end_quickly()  # the timeline and the summary are closed: the process need not tear its objects down
 
 
 def _run_xlsx(options: AnalyzeOptions):

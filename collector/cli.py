@@ -39,6 +39,7 @@ class LazyGroup(click.Group):
                  "extract": ("Write a verified bundle's collected files under their subject paths, with modes and "
                              "times."),
                  "report": "Write one self-contained HTML report of verified bundles (see docs/report.md)."}
+    ran: str | None = None  # the subcommand this process ran (``run`` reads it)
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         """List the subcommands for --help without importing the lazy ones."""
@@ -59,6 +60,12 @@ class LazyGroup(click.Group):
         """Every subcommand's name, without importing the analyzer."""
         return sorted([*super().list_commands(ctx), *self.lazy])
 
+    def resolve_command(self, ctx: click.Context, args: list[str]):
+        """As click resolves it; the name is kept for ``run``."""
+        name, command, rest = super().resolve_command(ctx, args)
+        self.ran = name
+        return name, command, rest
+
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
         """The subcommand ``name``, imported only when it runs."""
         if name in self.lazy:
@@ -77,30 +84,26 @@ def main() -> None:
     """Collect, verify and analyze what AI coding agents leave on disk."""
 
 
-_END_QUICKLY = False  # set by a command that has closed and flushed everything it wrote
+# Commands that, when they end with status 0, have closed and flushed everything they wrote: after them
+# the process may end without the interpreter's teardown (``run``). An analysis loads the most to tear down.
+END_QUICKLY_AFTER = frozenset({"analyze"})
 _exit = os._exit  # how run() ends the process quickly (a test replaces it here, not in os: forks use os._exit)
 
 
-def end_quickly() -> None:
-    """Let ``run`` end this process without tearing the interpreter down (the command's outputs are closed)."""
-    global _END_QUICKLY
-    _END_QUICKLY = True
-
-
 def run() -> None:
-    """The ``aitrail`` program: ``main``, then, where the command asked for it, an end without the teardown.
+    """The ``aitrail`` program: ``main``, then, after a command of END_QUICKLY_AFTER, an end without the teardown.
 
     Python's teardown of the modules and objects an analysis loaded takes
     about 30 ms, a bare interpreter's 8 (docs/performance.md, fifth round).
-    A command that has closed everything it wrote calls ``end_quickly``; the
-    process then ends by ``os._exit`` with the command's exit status once
-    stdout and stderr are flushed. Any other ending (an error status, a
-    traceback, a flush that fails, a command that did not ask) is Python's own.
+    When such a command ends with status 0, the process ends by
+    ``os._exit(0)`` once stdout and stderr are flushed. Any other ending (an
+    error status, a traceback, a flush that fails, another command) is
+    Python's own.
     """
     try:
         main()
     except SystemExit as exc:
-        if not _END_QUICKLY or not (exc.code is None or exc.code == 0):
+        if main.ran not in END_QUICKLY_AFTER or not (exc.code is None or exc.code == 0):
             raise
         try:
             sys.stdout.flush()

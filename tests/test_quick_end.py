@@ -31,7 +31,7 @@ def program(monkeypatch):
     monkeypatch.setattr(cli, "_exit", ended)
 
     def invoke(*args: str) -> tuple[str, object]:
-        monkeypatch.setattr(cli, "_END_QUICKLY", False)
+        monkeypatch.setattr(cli.main, "ran", None)
         monkeypatch.setattr(sys, "argv", ["aitrail", *map(str, args)])
         try:
             cli.run()
