@@ -82,3 +82,23 @@ def test_the_installed_command_writes_everything_before_it_ends(bundle, tmp_path
     assert summary.read_text().endswith("}\n")
     assert run_aitrail("analyze", str(bundle), "-o", str(out), "--quiet").returncode == 0
     assert out.read_bytes() == done.stdout
+
+
+def test_the_youngest_generation_is_collected_less_often_while_a_command_runs(monkeypatch):
+    import gc
+
+    seen = []
+
+    class Command:
+        ran = "verify"
+
+        def __call__(self):
+            seen.append(gc.get_threshold()[0])
+            raise SystemExit(1)
+
+    before = gc.get_threshold()
+    monkeypatch.setattr(cli, "main", Command())
+    with pytest.raises(SystemExit):
+        cli.run()
+    assert seen == [max(before[0], cli.YOUNG_GC_THRESHOLD)]
+    assert gc.get_threshold() == before, "restored when the command ends"
