@@ -115,8 +115,9 @@ def run() -> None:
         if main.ran not in END_QUICKLY_AFTER or not (exc.code is None or exc.code == 0):
             raise
         try:
-            sys.stdout.flush()
-            sys.stderr.flush()
+            for stream in (sys.stdout, sys.stderr):
+                if stream is not None:  # None: a process started without them
+                    stream.flush()
         except (OSError, ValueError):  # a closed or broken stream: Python's own ending reports it
             raise exc from None
         _exit(0)
