@@ -67,16 +67,13 @@ class ForkPool:
         self.close()
 
     def _fork(self) -> _Worker:
-        task_read, task_write = os.pipe()
+        task_read, task_write = fds = os.pipe()
         try:
             result_read, result_write = os.pipe()
-        except OSError:
-            os.close(task_read), os.close(task_write)
-            raise
-        try:
+            fds += (result_read, result_write)
             pid = os.fork()
-        except OSError:  # no process to be had (EAGAIN, ENOMEM): the run stops, and leaks no descriptor
-            for fd in (task_read, task_write, result_read, result_write):
+        except OSError:  # no pipe or no process to be had (EAGAIN, ENOMEM): the run stops, leaking no descriptor
+            for fd in fds:
                 os.close(fd)
             raise
         if pid == 0:  # the worker: it never returns from here

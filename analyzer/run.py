@@ -468,14 +468,12 @@ def _gather(options: AnalyzeOptions, finished: Iterable, count: int, limiter: Ra
     ``finished``: (number, result) as batches finish, None when a second passes without one.
     """
     results: list[BatchResult | None] = [None] * count
-    done: list[BatchResult] = []
     for item in finished:
         if item is not None:
             number, result = item
             result.runs = [runs_module.unpark(run) if isinstance(run, Parked) else run for run in result.runs]
             results[number] = result
-            done.append(result)
-        _batch_progress(options, limiter, done, count)
+        _batch_progress(options, limiter, [result for result in results if result is not None], count)
     missing = [number for number, result in enumerate(results) if result is None]
     if missing:  # a pool hands back every batch or raises: never a timeline short of a batch
         raise RuntimeError(f"batches {missing} came back from no worker")

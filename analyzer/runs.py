@@ -262,8 +262,10 @@ class _Timeline:
         if self.fd is not None and end - start >= SEND_BYTES:
             self.flush()
             start = self._send(path, start, end)
-        if start < end:
-            self.write(self.read(path, start, end))
+        while start < end:  # read and written WRITE_BYTES at a time: a merged part can be hundreds of MB
+            stop = min(end, start + WRITE_BYTES)
+            self.write(self.read(path, start, stop))
+            start = stop
 
     def _send(self, path: str, start: int, end: int) -> int:
         """Copy by sendfile as far as it goes; where it stopped (``end`` when it went through)."""

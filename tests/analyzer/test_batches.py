@@ -56,9 +56,13 @@ def test_a_frame_is_never_cut_between_two_batches(jobs):
 
 
 def test_a_member_the_index_lacks_may_end_a_batch():
-    sizes = [1000] * 100
-    batched = batches(sources(sizes), 2, lambda source: None)
-    assert batched == batches(sources(sizes), 2)  # no frame known: cut by size alone, as before
+    sizes = [1000] * 100  # the first batch reaches its size (a quarter) at the 26th member
+
+    def frame_of(source):  # one frame for all, but the index lacks the 25th and 26th members
+        return None if source.member in ("data/f24", "data/f25") else 0
+
+    assert len(batches(sources(sizes), 2, lambda source: 0)[0][0]) == 32  # one frame: it waits for a smallest batch
+    assert len(batches(sources(sizes), 2, frame_of)[0][0]) == 25  # a member without a frame ends it at once
 
 
 def test_a_bundle_in_one_frame_is_still_cut_for_every_worker():

@@ -223,3 +223,22 @@ def test_concatenated_parts_are_the_header_then_each_part_and_the_parts_go(tmp_p
         written = b"".join(chunks)
     assert written == expected
     assert not any(os.path.exists(part) for part in parts)
+
+
+def test_a_part_copied_without_sendfile_is_read_a_write_at_a_time(tmp_path, monkeypatch):
+    monkeypatch.setattr(runs, "WRITE_BYTES", 1000)
+    data = random.Random(12).randbytes(10_500)
+    part = tmp_path / "part.bin"
+    part.write_bytes(data)
+    reads = []
+    original = runs._Timeline.read
+
+    def read(self, path, start, end):
+        reads.append(end - start)
+        return original(self, path, start, end)
+
+    monkeypatch.setattr(runs._Timeline, "read", read)
+    stream = io.BytesIO()  # no file descriptor: no sendfile
+    runs.concatenate_to(stream, b"", [str(part)])
+    assert stream.getvalue() == data
+    assert max(reads) <= 1000 and len(reads) == 11

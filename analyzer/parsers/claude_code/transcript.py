@@ -189,7 +189,7 @@ class TranscriptWalk:
         base = self._base(entry)
         # an assistant line's message, blocks and response id, read once for the tree and the rows
         message = entry.get("message") if kind == "assistant" else None
-        blocks = entries.blocks(message) if kind == "assistant" else None
+        blocks = entries.blocks(message)  # None without a message
         response = entries.message_id(message)
         uuid = entry.get("uuid")
         if isinstance(uuid, str) and uuid:
