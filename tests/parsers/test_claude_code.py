@@ -191,6 +191,21 @@ def test_lines_that_repeat_earlier_blocks_give_each_block_once():
     assert {row.locator.split("/")[0] for row in rows} == {f"line:{n}" for n in range(1, 6)}
 
 
+@pytest.mark.parametrize("call_id", ["toolu_01", "toolu_" + "x" * 200], ids=["short id", "long id"])
+def test_a_call_repeated_by_a_later_line_of_its_response_is_given_once(call_id):
+    first, second = call(call_id), call(call_id, "Edit", path="a.py")  # the same id: the same call, however written
+    rows = transcript(
+        user("u1", None, "go"),
+        assistant("u2", "u1", "msg_1", [first]),
+        assistant("u3", "u2", "msg_1", [first, call(call_id + "b"), {"type": "text", "text": "Done."}]),
+        assistant("u4", "u3", "msg_1", [second, {"type": "text", "text": "Done."}]),
+        assistant("u5", "u4", "msg_2", [first]),  # another response: a call of its own
+    )
+    assert [(row.locator.split("/")[0], row.tool_use_id) for row in rows if row.turn_type == "tool_use"] == [
+        ("line:2", call_id), ("line:3", call_id + "b"), ("line:5", call_id)]
+    assert texts(rows, "assistant") == ["Done."]
+
+
 def test_an_entry_written_twice_is_given_once():
     line = user("u1", None, "go")
     rows = transcript(line, line)

@@ -422,3 +422,29 @@ def test_a_signature_is_the_digest_of_the_text_without_its_whitespace(text):
     expected = hashlib.sha256("".join(text.split()).encode("utf-8", "surrogatepass")).digest()[:16]
     assert signature(text) == expected
     assert signature(text + "\x1c \t\x1f") == signature(text)  # every character str.split() drops
+
+
+_JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=8),
+                     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
+                     max_leaves=8)
+_PART_TYPES = st.sampled_from(["input_text", "output_text", "text", "summary_text", "reasoning_text", "refusal",
+                               "input_image", "image", "encrypted_content", "other"])
+_PARTS = st.fixed_dictionaries({"type": _PART_TYPES | _JSON}, optional={"text": _JSON, "refusal": _JSON})
+
+
+@given(st.lists(_PARTS | _JSON, max_size=5) | _JSON)
+def test_the_text_parts_of_a_content_are_the_text_kind_of_its_content_parts(content):
+    from aitrail.analyzer.parsers.codex.items import content_parts, text_parts
+
+    assert text_parts(content) == [text for kind, text in content_parts(content) if kind == "text"]
+
+
+@given(st.dictionaries(st.sampled_from(["input_tokens", "output_tokens", "total_tokens", "cached"]),
+                       st.integers() | st.booleans() | st.none() | st.text(max_size=5) | st.floats(allow_nan=False),
+                       max_size=4))
+def test_token_counts_are_written_as_as_text_writes_them(usage):
+    from aitrail.analyzer.parsers.codex.items import as_text
+    from aitrail.analyzer.parsers.codex.rollout import token_text
+
+    expected = " ".join(f"{key}={as_text(value)}" for key, value in usage.items())
+    assert token_text({"info": {"last_token_usage": usage}}, "m") == f"tokens generated: model=m {expected}".rstrip()

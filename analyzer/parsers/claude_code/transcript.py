@@ -101,6 +101,20 @@ def _digest(*parts) -> bytes:
     return hashlib.sha256(canonical_json(parts)).digest()[:16]
 
 
+SHORT_CALL_ID = 128  # characters: a tool call id this short is kept as it is, not digested
+
+
+def _block_identity(block) -> tuple | bytes:
+    """What a response's later lines are compared by: a call's id (a digest when long), any other block's digest.
+
+    Held for every response of the file, so never more than a few dozen bytes a block.
+    """
+    key = entries.block_key(block)
+    if key[0] == "call" and len(key[1]) <= SHORT_CALL_ID:
+        return key  # a tuple of two strings: never equal to a digest (bytes)
+    return _digest(key)
+
+
 class TranscriptWalk:
     """The rows of one transcript file, in file order."""
 
@@ -316,7 +330,7 @@ class TranscriptWalk:
         response = self.responses.setdefault(message_id, _Response(number))
         fresh = []
         for position, block in enumerate(blocks):
-            key = _digest(entries.block_key(block))
+            key = _block_identity(block)
             if key in response.keys:
                 continue
             response.keys.add(key)

@@ -126,6 +126,26 @@ def content_parts(content) -> list[tuple[str, str]]:
     return parts
 
 
+# the text parts of a content list (``content_parts`` kind ``text``), and the field that holds each one's text
+_TEXT_FIELDS = {"input_text": "text", "output_text": "text", "text": "text", "summary_text": "text",
+                "reasoning_text": "text", "refusal": "refusal"}
+
+
+def text_parts(content) -> list[str]:
+    """The texts of a content's text parts: ``content_parts``'s of kind ``text``, without the other parts."""
+    if isinstance(content, str):
+        return [content]
+    if not isinstance(content, list):
+        return []
+    texts = []
+    for part in content:
+        kind = part.get("type") if isinstance(part, dict) else None
+        field = _TEXT_FIELDS.get(kind) if isinstance(kind, str) else None
+        if field is not None:
+            texts.append(as_text(part.get(field)))
+    return texts
+
+
 def content_text(content) -> str:
     """The texts of a message's content parts, one per line."""
     return "\n".join(text for _, text in content_parts(content))
@@ -148,9 +168,7 @@ def is_context(content) -> bool:
 
 def reasoning_texts(item: dict) -> tuple[list[str], list[str]]:
     """(summary parts, raw content parts) of a reasoning item."""
-    summary = [text for kind, text in content_parts(item.get("summary")) if kind == "text"]
-    raw = [text for kind, text in content_parts(item.get("content")) if kind == "text"]
-    return summary, raw
+    return text_parts(item.get("summary")), text_parts(item.get("content"))
 
 
 # -- calls and results ------------------------------------------------------------------------

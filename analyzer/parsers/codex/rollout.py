@@ -253,7 +253,9 @@ def token_text(event: dict, model: str) -> str:
         limits = event.get("rate_limits")
         return f"tokens generated: model={model} none recorded (rate_limits: {excerpt(json_value(limits))})"
     last, total = as_dict(info.get("last_token_usage")), as_dict(info.get("total_token_usage"))
-    counts = " ".join(f"{key}={as_text(value)}" for key, value in (last or total).items())
+    # a count is an int (not a bool, which as_text writes as JSON): formatted as it is, without a call per count
+    counts = " ".join([f"{key}={value}" if type(value) is int else f"{key}={as_text(value)}"
+                       for key, value in (last or total).items()])
     text = f"tokens generated: model={model} {counts}".rstrip()
     if last and "total_tokens" in total:
         text += f" (last response; thread total_tokens={as_text(total['total_tokens'])})"
