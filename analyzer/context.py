@@ -72,8 +72,8 @@ class _Splitter:
     stays within ``limit`` plus one chunk whatever the input.
     """
 
-    def __init__(self, limit: int):
-        self.limit = limit
+    def __init__(self, limit: int, line_type: type[RawLine] = RawLine):
+        self.limit, self.line_type = limit, line_type
         self.number = self.offset = 0
         self.pieces: list[bytes] = []
         self.held = 0  # length of the partial line so far (held in pieces, or only counted)
@@ -109,7 +109,7 @@ class _Splitter:
             if self.pieces:
                 self.pieces.append(raw)
                 raw = b"".join(self.pieces)
-            item = RawLine(self.number, self.offset, raw, terminated)
+            item = self.line_type(self.number, self.offset, raw, terminated)
         self.offset += length + 1
         self.pieces, self.held, self.skipping = [], 0, False
         return item
@@ -144,8 +144,8 @@ class ParseContext:
             self._data = read_whole(self.bundle, self.source, MAX_CONFIG_BYTES)
         return self._data
 
-    def lines(self, limit: int | None = None) -> Iterator[RawLine | Draft]:
-        """Every line as a RawLine, streamed; a Draft (a ``parser:`` row) where a line cannot be given.
+    def lines(self, limit: int | None = None, line_type: type[RawLine] = RawLine) -> Iterator[RawLine | Draft]:
+        """Every line as a RawLine (or ``line_type``, a subclass), streamed; a Draft where a line cannot be given.
 
         A line over ``limit`` bytes is a ``parser: line too long`` Draft at its
         line number, and the next line is read. Consumers yield the Drafts as
@@ -154,7 +154,7 @@ class ParseContext:
         stream), the partial last line is still given, then the error is raised
         for dispatch to report.
         """
-        splitter = _Splitter(MAX_LINE_BYTES if limit is None else limit)
+        splitter = _Splitter(MAX_LINE_BYTES if limit is None else limit, line_type)
         failure: MemberUnreadable | None = None
         chunks = self.chunks()
         while True:

@@ -11,33 +11,34 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 
-from aitrail.analyzer.context import ParseContext
+from aitrail.analyzer.context import ParseContext, RawLine
 from aitrail.analyzer.formats.decode import decode_json_utf8, stack_depth
 from aitrail.analyzer.formats.text import bad_line
 from aitrail.analyzer.rows import Draft
 
 
-class Line:
-    """One decoded JSONL line: its number, byte offset, value, raw bytes and locator (one per line: slotted).
+class Line(RawLine):
+    """One decoded JSONL line: a RawLine (number, byte offset, raw bytes), its value and its locator.
 
-    ``locator``, ``line:N``, is made once: every line gives a row, most several, each citing it.
+    The splitter makes it (``ParseContext.lines(line_type=Line)``) and
+    ``read_jsonl`` gives it its value: one object per line, not a RawLine and
+    then a Line. ``locator``, ``line:N``, is made once: every line gives a row,
+    most several, each citing it.
     """
 
-    __slots__ = ("number", "offset", "value", "raw", "locator")
-
-    def __init__(self, number: int, offset: int, value: object, raw: bytes):
-        self.number, self.offset, self.value, self.raw = number, offset, value, raw
-        self.locator = f"line:{number}"
+    __slots__ = ("value", "locator")
+    value: object
+    locator: str
 
 
 def read_jsonl(ctx: ParseContext, require_object: bool = True) -> Iterator[Line | Draft]:
     """Decoded lines, or Drafts for the lines that could not be read or decoded."""
     depth = stack_depth()  # where every line of this file is decoded from
-    for item in ctx.lines():
+    for item in ctx.lines(line_type=Line):
         if isinstance(item, Draft):  # a line over the length limit, or the end of capped content
             yield item
             continue
-        number, offset, raw, terminated = item.number, item.offset, item.raw, item.terminated
+        number, raw = item.number, item.raw
         stripped = raw.strip()
         if not stripped:
             continue  # a blank line holds no record
@@ -47,13 +48,14 @@ def read_jsonl(ctx: ParseContext, require_object: bool = True) -> Iterator[Line 
             yield bad_line(number, f"not UTF-8 at byte {exc.start}", raw)
             continue
         except ValueError as exc:  # JsonTooDeep and JsonTooLarge are ValueErrors
-            reason = f"invalid JSON: {exc}" if terminated else f"torn last line, no newline: {exc}"
+            reason = f"invalid JSON: {exc}" if item.terminated else f"torn last line, no newline: {exc}"
             yield bad_line(number, reason, raw)
             continue
         if require_object and not isinstance(value, dict):
             yield bad_line(number, f"a JSON {type(value).__name__}, not an object", raw)
             continue
-        yield Line(number, offset, value, raw)
+        item.value, item.locator = value, f"line:{number}"
+        yield item
 
 
 def each_line(ctx: ParseContext, rows: Callable[[Line], Iterable[Draft]],
