@@ -425,7 +425,8 @@ def test_a_signature_is_the_digest_of_the_text_without_its_whitespace(text):
 
 
 _JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=8),
-                     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
+                     lambda inner: (st.lists(inner, max_size=3)
+                                    | st.dictionaries(st.text(max_size=6), inner, max_size=3)),
                      max_leaves=8)
 _PART_TYPES = st.sampled_from(["input_text", "output_text", "text", "summary_text", "reasoning_text", "refusal",
                                "input_image", "image", "encrypted_content", "other"])
