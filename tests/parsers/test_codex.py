@@ -449,3 +449,14 @@ def test_token_counts_are_written_as_as_text_writes_them(usage):
 
     expected = " ".join(f"{key}={as_text(value)}" for key, value in usage.items())
     assert token_text({"info": {"last_token_usage": usage}}, "m") == f"tokens generated: model=m {expected}".rstrip()
+
+
+def test_each_content_part_kind_is_read_from_its_own_field():
+    from aitrail.analyzer.parsers.codex.items import content_parts
+
+    content = [{"type": "output_text", "text": "Done.", "refusal": "x"}, {"type": "refusal", "refusal": "I can't.",
+               "text": "x"}, {"type": "input_image", "image_url": "data:"}, {"type": "encrypted_content"},
+               {"type": "summary_text", "text": "plan"}, {"type": ["text"], "text": "x"}, "loose"]
+    assert content_parts(content) == [("text", "Done."), ("text", "I can't."), ("image", "[image]"),
+                                      ("other", "[encrypted content]"), ("text", "plan"),
+                                      ("other", '{"text":"x","type":["text"]}'), ("other", "loose")]

@@ -107,7 +107,7 @@ SHORT_CALL_ID = 128  # characters: a tool call id this short is kept as it is, n
 def _block_identity(block) -> tuple | bytes:
     """What a response's later lines are compared by: a call's id (a digest when long), any other block's digest.
 
-    Held for every response of the file, so never more than a few dozen bytes a block.
+    Held for every response of the file: a few hundred bytes a block at most, whatever its text or id.
     """
     key = entries.block_key(block)
     if key[0] == "call" and len(key[1]) <= SHORT_CALL_ID:

@@ -103,6 +103,11 @@ def signature(text: str) -> bytes:
 # -- message content ------------------------------------------------------------------------
 
 
+# the content part types that hold text (``content_parts`` kind ``text``), and the field that holds each one's text
+_TEXT_FIELDS = {"input_text": "text", "output_text": "text", "text": "text", "summary_text": "text",
+                "reasoning_text": "text", "refusal": "refusal"}
+
+
 def content_parts(content) -> list[tuple[str, str]]:
     """(kind, text) per content part: kind ``text``, ``image`` or ``other``."""
     if isinstance(content, str):
@@ -113,10 +118,9 @@ def content_parts(content) -> list[tuple[str, str]]:
     for part in content:
         part_dict = as_dict(part)
         kind = part_dict.get("type")
-        if kind in ("input_text", "output_text", "text", "summary_text", "reasoning_text"):
-            parts.append(("text", as_text(part_dict.get("text"))))
-        elif kind == "refusal":
-            parts.append(("text", as_text(part_dict.get("refusal"))))
+        field = _TEXT_FIELDS.get(kind) if isinstance(kind, str) else None
+        if field is not None:
+            parts.append(("text", as_text(part_dict.get(field))))
         elif kind in ("input_image", "image"):
             parts.append(("image", "[image]"))
         elif kind == "encrypted_content":
@@ -124,11 +128,6 @@ def content_parts(content) -> list[tuple[str, str]]:
         else:
             parts.append(("other", as_text(part)))
     return parts
-
-
-# the text parts of a content list (``content_parts`` kind ``text``), and the field that holds each one's text
-_TEXT_FIELDS = {"input_text": "text", "output_text": "text", "text": "text", "summary_text": "text",
-                "reasoning_text": "text", "refusal": "refusal"}
 
 
 def text_parts(content) -> list[str]:
