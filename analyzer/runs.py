@@ -180,8 +180,8 @@ def write_in_memory(target, header: bytes, runs: list[Run | Held | Stored]) -> i
         for number, start, end in stretches(keys, line):
             run = ordered[number]
             if isinstance(run, Held):
-                for first in range(start, end, 4096):
-                    timeline.write(b"".join([line for _, line in run.items[first:min(end, first + 4096)]]))
+                for first in range(start, end, 4096):  # joined once, by the write they are gathered for
+                    timeline.write_lines([line for _, line in run.items[first:min(end, first + 4096)]])
             else:
                 timeline.copy(run.path, run.offsets[start], run.offsets[end])
             count += end - start
@@ -245,8 +245,12 @@ class _Timeline:
 
     def write(self, data: bytes) -> None:
         """Gather ``data`` for the next write."""
-        self.pending.append(data)
-        self.pending_bytes += len(data)
+        self.write_lines([data])
+
+    def write_lines(self, lines: list[bytes]) -> None:
+        """Gather ``lines``, as they are, for the next write."""
+        self.pending.extend(lines)
+        self.pending_bytes += sum(map(len, lines))
         if self.pending_bytes >= WRITE_BYTES:
             self.flush()
 

@@ -109,6 +109,7 @@ def run() -> None:
     # almost no cycles: at the default threshold the collector ran 32 times before an analysis forked its
     # workers (7 ms of its serial start) to free 343 objects; reference counting frees the rest
     gc.set_threshold(max(thresholds[0], YOUNG_GC_THRESHOLD), *thresholds[1:])
+    main.ran = None  # this run's command only: never one an earlier call in this process resolved
     try:
         main()
     except SystemExit as exc:

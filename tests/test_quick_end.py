@@ -31,7 +31,6 @@ def program(monkeypatch):
     monkeypatch.setattr(cli, "_exit", ended)
 
     def invoke(*args: str) -> tuple[str, object]:
-        monkeypatch.setattr(cli.main, "ran", None)
         monkeypatch.setattr(sys, "argv", ["aitrail", *map(str, args)])
         try:
             cli.run()
@@ -62,6 +61,11 @@ def test_an_analysis_that_fails_ends_the_ordinary_way(bundle, tmp_path, program)
 
 def test_a_command_that_does_not_ask_ends_the_ordinary_way(program):
     assert program("catalog", "list") == ("exited", 0)
+
+
+def test_what_ends_at_once_is_decided_by_this_call_alone(bundle, tmp_path, program):
+    assert program("analyze", bundle, "-o", tmp_path / "t.csv", "--quiet") == ("ended", 0)
+    assert program("--help") == ("exited", 0)  # no command resolved: not the analysis before it
 
 
 def test_a_stream_that_cannot_be_flushed_leaves_the_ending_to_python(bundle, tmp_path, program, monkeypatch):

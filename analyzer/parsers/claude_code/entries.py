@@ -34,13 +34,8 @@ def block_key(block) -> tuple:
     return ("block", block)
 
 
-def response_id(entry: dict) -> str | None:
-    """The ``message.id`` of an assistant entry (the API response it is part of); None otherwise."""
-    return message_id(entry.get("message")) if entry.get("type") == "assistant" else None
-
-
 def message_id(message) -> str | None:
-    """An assistant message's ``id``: a non-empty string, else None."""
+    """An assistant message's ``id`` (the API response it is part of): a non-empty string, else None."""
     value = message.get("id") if isinstance(message, dict) else None
     return value if isinstance(value, str) and value else None
 

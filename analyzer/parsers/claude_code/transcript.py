@@ -257,14 +257,14 @@ class TranscriptWalk:
               calls: set) -> Draft | None:
         """Place the line in the chain; a row where it does not continue from the line before it (a branch).
 
-        ``response``: the line's ``message.id`` (``entries.response_id``); ``calls``: its tool_use ids.
+        ``response``: an assistant line's ``message.id`` (``entries.message_id``); ``calls``: its tool_use ids.
         """
         track = base["session_id"]
         parent = entry.get("parentUuid")
         previous = self.last_uuid.get(track)
         branch = None
         if isinstance(parent, str) and parent and parent != previous:
-            text = self._branch_text(entry, parent, previous, track)
+            text = self._branch_text(entry, parent, previous, track, response)
             if text:
                 branch = Draft("system", text, line.locator, **base)
         if uuid not in self.nodes:
@@ -276,14 +276,15 @@ class TranscriptWalk:
             self.calls_on[uuid] = calls
         return branch
 
-    def _branch_text(self, entry: dict, parent: str, previous: str | None, track: str) -> str | None:
+    def _branch_text(self, entry: dict, parent: str, previous: str | None, track: str,
+                     response: str | None) -> str | None:
         node = self.nodes.get(parent)
         if node is None:
             return f"branch: continues from entry {parent}, which is not in this file"
         if node.track != track:
             return f"branch: {track} starts from line:{node.line} ({parent}) of {node.track}"
         earlier = self.first_child.get(parent)
-        same_response = node.response is not None and node.response == entries.response_id(entry)
+        same_response = node.response is not None and node.response == response
         if earlier is None or same_response or self._answers_call_on(entry, parent):
             return None  # a chain through a skipped line, the rest of one response, a result on its call's line
         before = self._line_of(previous)
