@@ -8,10 +8,9 @@ import sys
 
 import click
 
+from aitrail.analyzer.bundle_digest import FileDigest
 from aitrail.analyzer.export import FORMATS
 from aitrail.analyzer.forkpool import WorkerLost
-from aitrail.analyzer.run import AnalyzeOptions, NotVerified, SameBundleTwice, Unreadable
-from aitrail.analyzer.run import analyze as run_analysis
 
 SUMMARY_COLUMNS = (("agent", "agent", "<"), ("store", "store", "<"), ("files", "files", ">"), ("rows", "rows", ">"),
                    ("bad", "bad_records", ">"), ("recovered", "secondary_kept", ">"), ("dup", "secondary_dropped", ">"))
@@ -46,9 +45,14 @@ def analyze(bundles, output, format_name, agents, force, summary_path, jobs, pub
     _check_agents(agents)
     if format_name == "xlsx" and output == "-":
         raise click.UsageError("--format xlsx writes a file; give -o a file name")
+    # one bundle: its digest is computed on the other core while the analyzer's modules load (bundle_digest.py)
+    digesting = FileDigest(bundles[0]) if len(bundles) == 1 else None
+    from aitrail.analyzer.run import AnalyzeOptions, NotVerified, SameBundleTwice, Unreadable
+
     options = AnalyzeOptions(bundle=bundles[0], output=output, format=format_name, agents=list(agents), force=force,
                              jobs=jobs, progress=not quiet, public_key=public_key,
-                             require_signature=require_signature, more_bundles=list(bundles[1:]))
+                             require_signature=require_signature, more_bundles=list(bundles[1:]),
+                             digesting=digesting)
     try:
         result = _run_xlsx(options) if format_name == "xlsx" else run_analysis(options)
     except NotVerified as exc:
@@ -79,7 +83,14 @@ def analyze(bundles, output, format_name, agents, force, summary_path, jobs, pub
         _print_summary(summary)
 
 
-def _run_xlsx(options: AnalyzeOptions):
+def run_analysis(options):
+    """``run.analyze(options)``: the analyzer's modules are imported here, once the arguments are checked."""
+    from aitrail.analyzer.run import analyze
+
+    return analyze(options)
+
+
+def _run_xlsx(options):
     """The analysis to a JSONL file beside nothing, then the workbook from it (the output claimed first)."""
     import dataclasses
     import tempfile

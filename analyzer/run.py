@@ -39,7 +39,6 @@ import itertools
 import os
 import sys
 import tempfile
-import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -49,6 +48,7 @@ from aitrail.analyzer import runs as runs_module
 from aitrail.analyzer import secondary as secondary_module
 from aitrail.analyzer import worker as worker_module
 from aitrail.analyzer.bundle import Source
+from aitrail.analyzer.bundle_digest import FileDigest
 from aitrail.analyzer.rows import COLUMNS, Draft, Provenance, stamp
 from aitrail.analyzer.runs import Held, Parked, Run, Stored
 from aitrail.analyzer.secondary import dedup_key
@@ -100,6 +100,9 @@ class AnalyzeOptions:
     # the SHA-256 of a bundle file the caller has just verified, without a problem (aitrail report): a
     # file with this digest is not verified a second time; any other file is verified as always
     verified_sha256: str | None = None
+    # the bundle's SHA-256 already being computed (analyzer/bundle_digest.py: the command line starts it
+    # before the analyzer's imports); None: the run starts it as it opens the bundle
+    digesting: FileDigest | None = None
 
     @property
     def bundles(self) -> list[str]:
@@ -203,46 +206,28 @@ def _bundle_digest(path: str) -> str:
         raise Unreadable(f"{path}: {exc}") from exc
 
 
-class _FileDigest:
-    """A file's SHA-256, computed in a thread of its own while this one goes on.
-
-    Hashing and reading release the GIL: the bundle's digest costs no time
-    beside the opening of the bundle (index and files.jsonl, in Python).
-    """
-
-    def __init__(self, path: str):
-        self.path, self.digest = path, ""
-        self.error: Unreadable | None = None
-        self.thread = threading.Thread(target=self._run, name="aitrail-bundle-digest", daemon=True)
-        self.thread.start()
-
-    def _run(self) -> None:
-        try:
-            self.digest = _bundle_digest(self.path)
-        except Unreadable as exc:
-            self.error = exc
-
-    def result(self) -> str:
-        """The digest, once computed; Unreadable if the file could not be read (as when it was hashed first)."""
-        self.thread.join()
-        if self.error is not None:
-            raise self.error
-        return self.digest
+def _digest_of(hashing: FileDigest) -> str:
+    """The digest a FileDigest computed; Unreadable, naming the file, when it could not be read."""
+    try:
+        return hashing.result()
+    except OSError as exc:
+        raise Unreadable(f"{hashing.path}: {exc}") from exc
 
 
 def _analyze_bundle(options: AnalyzeOptions, temp_dir: str, digest: str | None) -> AnalyzeResult:
     """One bundle's sorted runs (not merged yet), statistics and verification; ``digest`` None: hashed here."""
-    hashing = _FileDigest(options.bundle) if digest is None else None
+    started = options.digesting if options.digesting is not None and options.digesting.path == options.bundle else None
+    hashing = (started or FileDigest(options.bundle)) if digest is None else None
     try:
         worker = Worker.open(options.bundle, temp_dir, options.format, check_digests=options.force,
                              bundle_sha256=digest or "")
     except (BundleFormatError, OSError) as exc:
         if hashing is not None:
-            hashing.result()  # a file that cannot be read is named so first, as when it was hashed first
+            _digest_of(hashing)  # a file that cannot be read is named so first, as when it was hashed first
         raise Unreadable(str(exc)) from exc
     if hashing is not None:
         try:
-            digest = hashing.result()
+            digest = _digest_of(hashing)
         except Unreadable:
             worker.close()
             raise

@@ -354,6 +354,18 @@ def test_a_file_growing_while_read_is_read_to_its_size_plus_a_margin(cli, tmp_pa
     monkeypatch.setattr(capture_module, "GROWTH_MARGIN", margin)
     home = write_tree(tmp_path / "h", {".toy/sessions/p/live.jsonl": b"{}\n" * 300_000})  # ~0.9 MB
     path = home / ".toy/sessions/p/live.jsonl"
+    opened = capture_module.Capturer._open
+
+    def open_while_it_grows(parent: int, name: str) -> tuple[int, bool]:
+        # the writer below races the read; on a loaded machine it can sit out the few milliseconds
+        # between the collector's lstat and its last read, so the file also grows here, for certain
+        result = opened(parent, name)
+        if name == path.name:
+            with path.open("ab") as handle:
+                handle.write(b"y" * (4 * margin) + b"\n")
+        return result
+
+    monkeypatch.setattr(capture_module.Capturer, "_open", staticmethod(open_while_it_grows))
     writer = subprocess.Popen([sys.executable, "-c", WRITER, str(path), str(400 * 1024 * 1024)])
     try:
         start = path.stat().st_size
