@@ -198,36 +198,30 @@ def _ordered_bundles(paths: list[str]) -> list[tuple[str, str]]:
     return sorted((digest, path) for digest, path in seen.items())
 
 
-def _bundle_digest(path: str) -> str:
-    """A bundle file's SHA-256; Unreadable, naming the file, when it cannot be read."""
+def _bundle_digest(path: str, hashing: FileDigest | None = None) -> str:
+    """A bundle file's SHA-256 (``hashing``'s, when a thread computes it); Unreadable, naming the file, on failure."""
     try:
-        return sha256_of_file(path)
+        return hashing.result() if hashing is not None else sha256_of_file(path)
     except OSError as exc:
         raise Unreadable(f"{path}: {exc}") from exc
 
 
-def _digest_of(hashing: FileDigest) -> str:
-    """The digest a FileDigest computed; Unreadable, naming the file, when it could not be read."""
-    try:
-        return hashing.result()
-    except OSError as exc:
-        raise Unreadable(f"{hashing.path}: {exc}") from exc
-
-
 def _analyze_bundle(options: AnalyzeOptions, temp_dir: str, digest: str | None) -> AnalyzeResult:
     """One bundle's sorted runs (not merged yet), statistics and verification; ``digest`` None: hashed here."""
-    started = options.digesting if options.digesting is not None and options.digesting.path == options.bundle else None
-    hashing = (started or FileDigest(options.bundle)) if digest is None else None
+    hashing = None
+    if digest is None:  # a digest the command line started is taken only for this very path
+        started = options.digesting
+        hashing = started if started is not None and started.path == options.bundle else FileDigest(options.bundle)
     try:
         worker = Worker.open(options.bundle, temp_dir, options.format, check_digests=options.force,
                              bundle_sha256=digest or "")
     except (BundleFormatError, OSError) as exc:
         if hashing is not None:
-            _digest_of(hashing)  # a file that cannot be read is named so first, as when it was hashed first
+            _bundle_digest(options.bundle, hashing)  # an unreadable file is named so first, as when hashed first
         raise Unreadable(str(exc)) from exc
     if hashing is not None:
         try:
-            digest = _digest_of(hashing)
+            digest = _bundle_digest(options.bundle, hashing)
         except Unreadable:
             worker.close()
             raise

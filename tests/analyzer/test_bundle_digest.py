@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import csv
 import hashlib
 import subprocess
@@ -43,7 +44,7 @@ def test_the_digest_starts_before_the_analyzer_is_imported(bundle, tmp_path):
     done = subprocess.run([sys.executable, "-c", PROBE, str(bundle), str(out)], capture_output=True, text=True,
                           timeout=120)
     assert done.returncode == 0, done.stderr
-    started = eval(done.stderr.strip().splitlines()[-1])  # noqa: S307 - our own probe's repr of a list
+    started = ast.literal_eval(done.stderr.strip().splitlines()[-1])
     assert ("aitrail-bundle-digest", False) in started
     assert [name for name, _ in started].count("aitrail-bundle-digest") == 1  # the run took it, none of its own
     digest = hashlib.sha256(bundle.read_bytes()).hexdigest()
