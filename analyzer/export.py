@@ -58,11 +58,11 @@ class TimelineCsv:
     are never checked.
     """
 
-    __slots__ = ("ending", "_thread", "_thread_text", "_provenance", "_provenance_text")
+    __slots__ = ("ending", "_thread_key", "_thread_text", "_provenance", "_provenance_text")
 
     def __init__(self, ending: str = "\n"):
         self.ending = ending
-        self._thread: tuple | None = None
+        self._thread_key: tuple | None = None
         self._provenance: tuple | None = None
         self._thread_text = self._provenance_text = ""
 
@@ -70,9 +70,9 @@ class TimelineCsv:
         """The row's line, ``ending`` included."""
         (stamp, session, project, branch, turn, model, tool, tool_id, text, agent, store, source, digest, locator,
          stamp_source, origin, event_id) = row
-        thread = self._thread
+        thread = self._thread_key
         if thread is None or session is not thread[0] or project is not thread[1] or branch is not thread[2]:
-            self._thread = (session, project, branch)
+            self._thread_key = (session, project, branch)
             self._thread_text = f"{_csv_field(session)},{_csv_field(project)},{_csv_field(branch)}"
         provenance = self._provenance
         if (provenance is None or source is not provenance[2] or digest is not provenance[3]
@@ -96,8 +96,9 @@ def trailing_values(context: dict | None) -> tuple[str, str, str]:
 
 def bundle_context(collection: dict, bundle_sha256: str = "") -> dict:
     """hostname, case id and collection start of a bundle's collection.json (missing values empty), its SHA-256."""
-    host = collection.get("host") if isinstance(collection.get("host"), dict) else {}
-    case = collection.get("case") if isinstance(collection.get("case"), dict) else {}
+    host, case = collection.get("host"), collection.get("case")
+    host = host if isinstance(host, dict) else {}
+    case = case if isinstance(case, dict) else {}
     started = collection.get("started_utc") if isinstance(collection.get("started_utc"), str) else ""
     return {"hostname": str(host.get("hostname") or ""), "case_id": str(case.get("case_id") or ""),
             "collected_utc": started, "bundle_sha256": bundle_sha256}

@@ -10,6 +10,7 @@ line in the middle of a file.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
+from typing import Any, cast
 
 from aitrail.analyzer.context import ParseContext, RawLine
 from aitrail.analyzer.formats.decode import decode_json_utf8, stack_depth
@@ -27,7 +28,7 @@ class Line(RawLine):
     """
 
     __slots__ = ("value", "locator")
-    value: object
+    value: Any  # a decoded JSON value: an object (a dict) unless require_object=False
     locator: str
 
 
@@ -38,6 +39,7 @@ def read_jsonl(ctx: ParseContext, require_object: bool = True) -> Iterator[Line 
         if isinstance(item, Draft):  # a line over the length limit, or the end of capped content
             yield item
             continue
+        item = cast(Line, item)  # ctx.lines made it a Line
         number, raw = item.number, item.raw
         stripped = raw.strip()
         if not stripped:

@@ -308,7 +308,7 @@ class TranscriptWalk:
         model = model if isinstance(model, str) else ""
         synthetic = model == SYNTHETIC_MODEL or api_error
         fresh = self._fresh(message_id, blocks, line.number)
-        if blocks and not fresh:
+        if blocks and not fresh and message_id is not None:  # (no id: every block is fresh)
             first = self.responses[message_id].first_line
             yield Draft("system", f"repeated: line repeats assistant message {message_id} given from "
                                   f"line:{first}; it adds no new content", line.locator, model=model, **base)
@@ -369,8 +369,9 @@ class TranscriptWalk:
             yield Draft("system", entries.unknown_block(block, kind), where, **base)
 
     def _call(self, block: dict, where: str, base: dict) -> Draft:
-        call_id = block.get("id") if isinstance(block.get("id"), str) else ""
-        name = block.get("name") if isinstance(block.get("name"), str) else ""
+        call_id, name = block.get("id"), block.get("name")
+        call_id = call_id if isinstance(call_id, str) else ""
+        name = name if isinstance(name, str) else ""
         text = _JSON_TEXT(block.get("input"))
         call = Draft("tool_use", text, where, tool_name=name, tool_use_id=call_id, **base)
         self.calls.called(call)
@@ -385,7 +386,7 @@ class TranscriptWalk:
             yield bad_line(line.number, "user entry without a message whose content is text or blocks", line.raw)
             return
         flags = {"is_meta": entry.get("isMeta") is True, "is_compact_summary": entry.get("isCompactSummary") is True}
-        single = isinstance(message.get("content"), str)
+        single = isinstance(message, dict) and isinstance(message.get("content"), str)  # (blocks: a dict)
         # in a sub-agent's chain the "user" is the agent that delegated the task, not the person
         delegated = self.agent_file is not None or entry.get("isSidechain") is True
         typed = _Typed(base, delegated)  # consecutive parts typed together: one row
@@ -415,7 +416,8 @@ class TranscriptWalk:
         yield from self._subagent_link(entry, results, line, base)
 
     def _result(self, block: dict, where: str, base: dict) -> Iterator[Draft]:
-        call_id = block.get("tool_use_id") if isinstance(block.get("tool_use_id"), str) else ""
+        call_id = block.get("tool_use_id")
+        call_id = call_id if isinstance(call_id, str) else ""
         call = self.calls.take(call_id)
         name = call.tool_name if call else self.calls.answered_name(call_id)
         text = content.result_text(block.get("content"))
@@ -467,7 +469,8 @@ class _Typed:
     """
 
     def __init__(self, base: dict, delegated: bool):
-        self.base, self.delegated, self.parts = base, delegated, []
+        self.base, self.delegated = base, delegated
+        self.parts: list[tuple[str, str]] = []
 
     def add(self, where: str, text: str) -> None:
         self.parts.append((where, text))
