@@ -35,6 +35,11 @@ COMPILED = (
     "analyzer/parsers/claude_code/transcript.py",
     "analyzer/parsers/claude_code/entries.py",
     "analyzer/parsers/claude_code/content.py",
+    "analyzer/dispatch.py",
+    "analyzer/formats/idioms.py",
+    "analyzer/parsers/codex/rollout.py",
+    "analyzer/parsers/codex/items.py",
+    "analyzer/parsers/codex/pairing.py",
 )
 STAGE = os.path.join("build", "mypyc-src")  # the sources under their import names, aitrail/analyzer/...
 

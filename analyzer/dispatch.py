@@ -49,7 +49,7 @@ def _check(draft: Draft) -> Draft:
     return draft
 
 
-def parse_source(bundle: Bundle, source: Source, parser: Parser, cache: dict) -> Iterator[tuple[tuple, tuple]]:
+def parse_source(bundle: Bundle, source: Source, parser: Parser, cache: dict) -> Iterator[tuple[bytes, tuple]]:
     """Yield (sort key, row) for every row of one file, crash rows included."""
     stamp = Stamper(provenance(source)).stamp
     ordinal = 0
@@ -57,12 +57,13 @@ def parse_source(bundle: Bundle, source: Source, parser: Parser, cache: dict) ->
         for draft in parser(ParseContext(bundle, source, cache)):
             yield stamp(_check(draft), ordinal)
             ordinal += 1
-    except FileTooLarge as exc:
-        yield stamp(Draft("system", f"parser: {exc}", "file", timestamp_source="none"), ordinal)
-    except MemberUnreadable as exc:
-        yield stamp(Draft("system", f"parser: member unreadable ({exc}); no rows from it", "file",
+    # one name per clause: compiled by mypyc, a name bound by several clauses keeps the first clause's type
+    except FileTooLarge as too_large:
+        yield stamp(Draft("system", f"parser: {too_large}", "file", timestamp_source="none"), ordinal)
+    except MemberUnreadable as unreadable:
+        yield stamp(Draft("system", f"parser: member unreadable ({unreadable}); no rows from it", "file",
                           timestamp_source="none"), ordinal)
-    except Exception as exc:  # noqa: BLE001 - the point is to survive any parser bug
-        text = (f"parser: crashed on this file after {ordinal} rows ({type(exc).__name__}: {exc}); "
+    except Exception as crash:  # noqa: BLE001 - the point is to survive any parser bug
+        text = (f"parser: crashed on this file after {ordinal} rows ({type(crash).__name__}: {crash}); "
                 "the rest of the file was not read")
         yield stamp(Draft("system", text, "file", timestamp_source="none"), ordinal)

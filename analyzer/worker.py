@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
+from typing import cast
 
 from aitrail.analyzer import export, verifying
 from aitrail.analyzer import runs as runs_module
@@ -154,7 +155,7 @@ class Worker:
 
     def rows(self, source: Source) -> Iterator[tuple[bytes, tuple]]:
         """(sort key, row) for every row of one source, crash rows included."""
-        return parse_source(self.bundle, source, self.registry[source.parser], self.cache)
+        return parse_source(self.bundle, source, self.registry[cast(str, source.parser)], self.cache)  # planned: parsed
 
     def parse_batch(self, members: list[tuple[str, str]], batch: int, hold_bytes: int = RUN_BYTES,
                     frames: Collection[int] = ()) -> BatchResult:
@@ -191,7 +192,7 @@ class Worker:
                     bad += 1
                 if turns is not None and row[_TURN] in turns:  # only a row of a keyed kind can match a key
                     digest = dedup_key(row)
-                    if digest in keys:
+                    if keys is not None and digest in keys:
                         result.matched.add(digest)
                 line = render(row).encode("utf-8")
                 if row[_SESSION] != session:

@@ -46,8 +46,8 @@ def read_jsonl(ctx: ParseContext, require_object: bool = True) -> Iterator[Line 
             continue  # a blank line holds no record
         try:
             value = decode_json_utf8(stripped, depth)
-        except UnicodeDecodeError as exc:  # a ValueError too: caught first
-            yield bad_line(number, f"not UTF-8 at byte {exc.start}", raw)
+        except UnicodeDecodeError as not_utf8:  # a ValueError too: caught first (one name per clause: dispatch.py)
+            yield bad_line(number, f"not UTF-8 at byte {not_utf8.start}", raw)
             continue
         except ValueError as exc:  # JsonTooDeep and JsonTooLarge are ValueErrors
             reason = f"invalid JSON: {exc}" if item.terminated else f"torn last line, no newline: {exc}"

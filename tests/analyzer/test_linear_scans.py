@@ -42,10 +42,12 @@ def test_search_after_gives_what_the_regex_gave():
 
 
 HOSTILE = """
-import json, resource, types
+import json, resource
 resource.setrlimit(resource.RLIMIT_CPU, (60, 60))
 from aitrail.analyzer.parsers.codex import rollout as codex_rollout
 from aitrail.analyzer.parsers.gemini_cli.projects import load_jsonc
+from aitrail.analyzer.context import ParseContext
+from aitrail.analyzer.parsers.codex.pairing import Repeats
 from tests.analyzer.fakes import FakeBundle, run
 n = 200_000
 path = ".claude/projects/-home-dev-x/4f9d2c1e-7b3a-4e55-9a0c-2d6e8b1f0a37.jsonl"
@@ -53,9 +55,12 @@ line = json.dumps({"type": "user", "uuid": "u", "sessionId": "s", "timestamp": "
                    "message": {"role": "user", "content": "<command-name>" * n}}) + "\\n"
 rows = run(FakeBundle({("claude_code.transcripts", path): line.encode()}), path, "claude_code.transcript.v1")
 assert rows, rows
-reader = types.SimpleNamespace(project="")
+rollout = "sessions/2026/07/02/rollout-2026-07-02T09-14-05-4f9d2c1e-7b3a-4e55-9a0c-2d6e8b1f0a37.jsonl"
+bundle = FakeBundle({("codex.rollouts", rollout): b""})
+context = ParseContext(bundle, bundle.source(rollout), {})
+reader = codex_rollout.RolloutReader(context, Repeats(context))
 item = {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "<environment_context>" * n}]}
-codex_rollout.RolloutReader.learn_cwd(reader, item)
+reader.learn_cwd(item)
 assert reader.project == ""
 try:
     load_jsonc(b"/* a" * n)

@@ -370,42 +370,57 @@ def test_pairing_while_reading_gives_the_pairs_of_the_whole_file(monkeypatch):
         assert any(text.startswith("duplicate of line") for _, text, _ in one_read)
 
 
-def test_a_rollout_whose_pairs_are_near_is_read_once(monkeypatch):
-    from aitrail.analyzer.parsers.codex import pairing
+class CountingBundle(FakeBundle):
+    """A fake bundle that counts how often its members are read (each pass over a file reads it once).
 
-    reads = []
-    monkeypatch.setattr(pairing, "find_duplicates", lambda ctx: reads.append(ctx) or {})
-    rows = _texts(_interleaved(3))
-    assert rows and not reads
+    Counted from outside, so the count holds whether the parser's modules are compiled or not.
+    """
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.reads = 0
+
+    def read(self, source):
+        self.reads += 1
+        return super().read(source)
+
+
+def test_a_rollout_whose_pairs_are_near_is_read_once():
+    bundle = CountingBundle({("codex.rollouts", ROLLOUT): _interleaved(3)})
+    rows = list(REGISTRY["codex.rollout.v1"](ParseContext(bundle, bundle.source(ROLLOUT), {})))
+    assert rows and bundle.reads == 1  # no second read for the whole file's pairing
 
 
 def test_a_line_that_never_pairs_holds_rows_only_up_to_the_limit(monkeypatch):
     from aitrail.analyzer.parsers.codex import pairing
 
     monkeypatch.setattr(pairing, "HOLD_ROWS", 10)
-    whole_file_reads = []
-    original = pairing.find_duplicates
-    monkeypatch.setattr(pairing, "find_duplicates", lambda ctx: whole_file_reads.append(1) or original(ctx))
     token = ("event_msg", {"type": "token_count", "info": None, "rate_limits": None})
     lines = [message("user", "never repeated"), *[token] * 30,
              ("event_msg", {"type": "agent_message", "message": "late"}), message("assistant", "late")]
-    bundle = FakeBundle({("codex.rollouts", ROLLOUT): tagged(*lines)})
+    bundle = CountingBundle({("codex.rollouts", ROLLOUT): tagged(*lines)})
     rows = REGISTRY["codex.rollout.v1"](ParseContext(bundle, bundle.source(ROLLOUT), {}))
     first = next(rows)  # given after 11 lines, not at the end of the file
     assert (first.turn_type, first.text) == ("user", "never repeated")
-    assert whole_file_reads == [1]  # past 10 held rows the whole file's pairing was read, once
+    assert bundle.reads == 2  # past 10 held rows the whole file's pairing was read, once, beside the rows pass
     rest = list(rows)
+    assert bundle.reads == 2
     assert rest[-2].text == "duplicate of line 33 (agent_message event of that response item)"
     assert rest[-1].turn_type == "assistant" and rest[-1].text == "late"
 
 
 def test_a_crash_after_held_rows_gives_them_first(monkeypatch):
-    from aitrail.analyzer.parsers.codex import rollout
+    from aitrail.analyzer.formats import jsonl
 
-    def broken(self, event, line, timestamp_ns):
-        raise RuntimeError("parser bug")
+    decode = jsonl.decode_json_utf8
 
-    monkeypatch.setattr(rollout.RolloutReader, "event", broken)
+    def broken(data, *args):  # a parser bug on the third line of the rows pass (the pairing pass decodes its own)
+        if b"user_message" in data:
+            raise RuntimeError("parser bug")
+        return decode(data, *args)
+
+    # the rows pass's decoder is looked up where read_jsonl calls it (a class of a compiled module cannot be patched)
+    monkeypatch.setattr(jsonl, "decode_json_utf8", broken)
     data = tagged(message("user", "Fix the login."), call("shell_command", {"command": "ls"}, "c1"),
                   ("event_msg", {"type": "user_message", "message": "Fix the login.", "images": []}))
     rows = run(FakeBundle({("codex.rollouts", ROLLOUT): data}), ROLLOUT, "codex.rollout.v1")

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterable, Iterator
+from typing import cast
 
 from aitrail.analyzer.bundle import MemberUnreadable
 from aitrail.analyzer.context import ParseContext
@@ -232,7 +233,7 @@ class Repeats:
         queue = self.queue
         while queue and not (isinstance(queue[0], _Held) and queue[0].waiting):
             item = queue.popleft()
-            yield item.row if isinstance(item, _Held) else item
+            yield cast(Draft, item.row) if isinstance(item, _Held) else item  # a queued _Held has its row
         if not queue:
             self.characters = 0  # counted as queued (a held text may change): zero only when all is given
 

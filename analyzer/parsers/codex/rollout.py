@@ -28,6 +28,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Iterator
+from typing import Any, cast
 
 from aitrail.analyzer.bundle import MemberUnreadable
 from aitrail.analyzer.context import ParseContext
@@ -347,9 +348,10 @@ def parse_rollout_legacy_json(ctx: ParseContext) -> Iterator[Draft]:
     if problem is not None:
         yield problem
         return
+    document = cast(dict, document)  # json_document's kind: an object, when there is no problem
     session = as_dict(document.get("session"))
     # one time for the whole file: the session's start, a session-level time ("index")
-    moment = {"timestamp_ns": ns_from_iso(session.get("timestamp")), "timestamp_source": "index",
+    moment: dict[str, Any] = {"timestamp_ns": ns_from_iso(session.get("timestamp")), "timestamp_source": "index",
               "session_id": as_text(session.get("id")) or thread_id_from_name(ctx.source.name)}
     if "session" in document:
         yield Draft("system", f"session start: id={as_text(session.get('id'))} (TypeScript CLI rollout)",

@@ -4,19 +4,15 @@ from __future__ import annotations
 
 import datetime as dt
 
+from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.formats.idioms import escape_key, file_mtime, pointer, setting_value
-
-
-class _Source:
-    mtime_ns = 1_700_000_000_000_000_000
-
-
-class _Context:
-    source = _Source()
+from tests.analyzer.fakes import FakeBundle
 
 
 def test_file_mtime_names_its_source():
-    assert file_mtime(_Context()) == {"timestamp_ns": 1_700_000_000_000_000_000, "timestamp_source": "file-mtime"}
+    bundle = FakeBundle({("codex.rollouts", "a.jsonl"): b"{}\n"})  # its files' mtime: 1_700_000_000 s
+    context = ParseContext(bundle, bundle.source("a.jsonl"), {})
+    assert file_mtime(context) == {"timestamp_ns": 1_700_000_000_000_000_000, "timestamp_source": "file-mtime"}
 
 
 def test_pointer_escapes_tilde_before_slash():
