@@ -54,6 +54,9 @@ class OptionalBuildExt(build_ext):
 
     def run(self):
         """Build the extensions; on failure say so and go on without them."""
+        if self.inplace:  # an editable install: the .py files in the checkout run, so that edits take effect
+            print("aitrail: editable install, the analyzer runs as pure Python", file=sys.stderr)
+            return
         try:
             super().run()
         except Exception as exc:  # no compiler, no headers: the .py files are installed and run instead
