@@ -13,6 +13,7 @@ import json
 from collections.abc import Callable
 
 from aitrail.analyzer import timesketch
+from aitrail.analyzer.formats.idioms import as_dict
 from aitrail.analyzer.rows import COLUMNS
 
 FORMATS = ("csv", "jsonl", "timesketch", "timesketch-csv")
@@ -96,9 +97,7 @@ def trailing_values(context: dict | None) -> tuple[str, str, str]:
 
 def bundle_context(collection: dict, bundle_sha256: str = "") -> dict:
     """hostname, case id and collection start of a bundle's collection.json (missing values empty), its SHA-256."""
-    host, case = collection.get("host"), collection.get("case")
-    host = host if isinstance(host, dict) else {}
-    case = case if isinstance(case, dict) else {}
+    host, case = as_dict(collection.get("host")), as_dict(collection.get("case"))
     started = collection.get("started_utc") if isinstance(collection.get("started_utc"), str) else ""
     return {"hostname": str(host.get("hostname") or ""), "case_id": str(case.get("case_id") or ""),
             "collected_utc": started, "bundle_sha256": bundle_sha256}

@@ -37,6 +37,16 @@ def pointer(*parts, scheme: str = "json") -> str:
     return f"{scheme}:/" + "/".join(escape_key(part) for part in parts)
 
 
+def as_dict(value) -> dict:
+    """``value`` if it is a JSON object, else an empty one (a subject-written field of the wrong shape)."""
+    return value if isinstance(value, dict) else {}
+
+
+def as_list(value) -> list:
+    """``value`` if it is a JSON array, else an empty one."""
+    return value if isinstance(value, list) else []
+
+
 def plain(value) -> str:
     """What JSON cannot hold (SQLite BLOBs, TOML dates and times) as text."""
     if isinstance(value, bytes):

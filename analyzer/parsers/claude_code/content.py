@@ -25,6 +25,7 @@ from __future__ import annotations
 import json
 import re
 
+from aitrail.analyzer.formats.idioms import as_dict, as_list
 from aitrail.analyzer.formats.scan import tag_pairs
 from aitrail.analyzer.formats.text import excerpt
 
@@ -145,16 +146,6 @@ def safe_label(value, limit: int = 60) -> str:
     return excerpt(" ".join(text.split()) or "?", limit)
 
 
-def as_object(value) -> dict:
-    """``value`` if it is a JSON object, else an empty one (a field of a record the subject wrote)."""
-    return value if isinstance(value, dict) else {}
-
-
-def as_array(value) -> list:
-    """``value`` if it is a JSON array, else an empty one."""
-    return value if isinstance(value, list) else []
-
-
 def system_text(entry: dict, logical_parent_line: int | None) -> str:
     """``system <subtype>: <detail>`` for a ``system`` entry (subtypes as CCV lists them)."""
     subtype = entry.get("subtype")
@@ -162,7 +153,7 @@ def system_text(entry: dict, logical_parent_line: int | None) -> str:
     content = entry.get("content")
     detail = content if isinstance(content, str) else ""
     if subtype == "compact_boundary":
-        meta = as_object(entry.get("compactMetadata"))
+        meta = as_dict(entry.get("compactMetadata"))
         detail += f" (trigger={meta.get('trigger', '')}, preTokens={meta.get('preTokens', '')})"
         if logical_parent_line is not None:
             detail += f"; the conversation before it ends at line:{logical_parent_line}"
@@ -172,7 +163,7 @@ def system_text(entry: dict, logical_parent_line: int | None) -> str:
         detail = (f"{compact_json(entry.get('error'))} (retry {entry.get('retryAttempt', '')}"
                   f"/{entry.get('maxRetries', '')} in {entry.get('retryInMs', '')} ms)")
     elif subtype == "stop_hook_summary":
-        hooks = as_array(entry.get("hookInfos"))
+        hooks = as_list(entry.get("hookInfos"))
         commands = [hook.get("command", "") for hook in hooks if isinstance(hook, dict)]
         detail = (f"{entry.get('hookCount', len(commands))} hook(s) {compact_json(commands)}; "
                   f"preventedContinuation={json.dumps(entry.get('preventedContinuation'))} "
@@ -204,7 +195,7 @@ def attachment_text(attachment: dict) -> str:
 
 def snapshot_text(entry: dict) -> str:
     """``file-history-snapshot: <n> tracked file(s) (<paths>) for message <id>[, update]``."""
-    snapshot = as_object(entry.get("snapshot"))
+    snapshot = as_dict(entry.get("snapshot"))
     backups = snapshot.get("trackedFileBackups")
     names = sorted(backups) if isinstance(backups, dict) else []
     listed = excerpt(", ".join(names)) if names else "none"
@@ -234,7 +225,7 @@ def metadata_text(kind: str, entry: dict, line_of_uuid) -> str:
         content = entry.get("content")
         return f"queue-operation {safe_label(entry.get('operation'))}: " + (content if isinstance(content, str) else "")
     if kind == "progress":
-        data = as_object(entry.get("data"))
+        data = as_dict(entry.get("data"))
         return f"progress: {safe_label(data.get('type', ''))}"
     # any other type, known (mode, pr-link, agent-name, ...) or not: named, never dropped
     return f"entry {safe_label(kind)}: {compact_json(rest_of(entry))}"

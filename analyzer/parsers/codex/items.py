@@ -34,6 +34,7 @@ from collections.abc import Iterable, Iterator
 
 from aitrail.analyzer.formats.calls import CallLedger
 from aitrail.analyzer.formats.decode import decode_json
+from aitrail.analyzer.formats.idioms import as_dict, plain
 from aitrail.analyzer.formats.text import excerpt
 from aitrail.analyzer.rows import Draft
 
@@ -56,18 +57,6 @@ PROMPT_REPEAT = "duplicate of line {line} (the prompt, as its user_message event
 DENIAL_NOTES = ("No, don't do that — keep going though.", "No, don't do that — stop for now.")
 
 
-def as_dict(value) -> dict:
-    """The value if it is an object, else an empty one."""
-    return value if isinstance(value, dict) else {}
-
-
-def _plain(value) -> str:
-    """What JSON cannot hold (SQLite BLOBs, TOML dates and times) as text."""
-    if isinstance(value, bytes):
-        return value.decode("utf-8", "replace")
-    return value.isoformat() if hasattr(value, "isoformat") else str(value)
-
-
 def as_text(value) -> str:
     """A string as it is; anything else as compact JSON (None as empty)."""
     if isinstance(value, str):
@@ -75,13 +64,13 @@ def as_text(value) -> str:
     if type(value) is int:  # token counts, exit codes: what json.dumps writes for an int, without it
         return str(value)
     if isinstance(value, bytes):
-        return _plain(value)
+        return plain(value)
     return "" if value is None else json_value(value)
 
 
 def json_value(value) -> str:
     """Compact JSON with sorted keys, for arguments, metadata and excerpts (settings: ``idioms.setting_value``)."""
-    return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"), default=_plain)
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"), default=plain)
 
 
 _ASCII_WHITESPACE = bytes(code for code in range(128) if chr(code).isspace())  # what str.split() drops, in ASCII

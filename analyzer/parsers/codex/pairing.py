@@ -28,12 +28,12 @@ from typing import cast
 from aitrail.analyzer.bundle import MemberUnreadable
 from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.formats.decode import decode_json_utf8
+from aitrail.analyzer.formats.idioms import as_dict
 from aitrail.analyzer.formats.jsonl import Line
 from aitrail.analyzer.rows import Draft
 
 from .items import (
     PROMPT_REPEAT,
-    as_dict,
     as_text,
     content_text,
     is_context,

@@ -32,7 +32,7 @@ from typing import Any, cast
 
 from aitrail.analyzer.bundle import MemberUnreadable
 from aitrail.analyzer.context import ParseContext
-from aitrail.analyzer.formats.idioms import setting_value
+from aitrail.analyzer.formats.idioms import as_dict, setting_value
 from aitrail.analyzer.formats.jsonl import Line, read_jsonl
 from aitrail.analyzer.formats.scan import search_after
 from aitrail.analyzer.formats.text import bad_file, bad_line, bad_record, excerpt, json_document
@@ -40,7 +40,6 @@ from aitrail.analyzer.rows import Draft, ns_from_iso
 
 from .items import (
     ItemReader,
-    as_dict,
     as_text,
     content_text,
     json_value,

@@ -15,12 +15,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from aitrail.analyzer.context import ParseContext
-from aitrail.analyzer.formats.idioms import file_mtime, pointer, setting_value
+from aitrail.analyzer.formats.idioms import as_dict, file_mtime, pointer, setting_value
 from aitrail.analyzer.formats.jsonc import load_jsonc
 from aitrail.analyzer.formats.text import json_document
 from aitrail.analyzer.rows import Draft
-
-from .render import as_dict
 
 SETTING_KEYS = ("model", "small_model", "share", "autoshare")
 

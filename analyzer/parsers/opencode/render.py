@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from aitrail.analyzer.formats.calls import CallLedger
-from aitrail.analyzer.formats.idioms import plain
+from aitrail.analyzer.formats.idioms import as_dict, plain
 from aitrail.analyzer.formats.text import excerpt
 from aitrail.analyzer.rows import Draft, ns_from_ms
 
@@ -55,11 +55,6 @@ def text_of(value) -> str:
     if isinstance(value, bytes):  # a SQLite BLOB where text was expected
         return plain(value)
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=plain)
-
-
-def as_dict(value) -> dict:
-    """``value`` if it is an object, else an empty one (records of the wrong shape read as empty)."""
-    return value if isinstance(value, dict) else {}
 
 
 def message_info(data: dict, session_id: str, project_path: str) -> MessageInfo:

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import re
 
+from aitrail.analyzer.formats.idioms import as_dict
 from aitrail.analyzer.rows import format_timestamp, ns_from_ms
 
-from .render import as_dict, text_of
+from .render import text_of
 
 _VERSION = re.compile(r"^(\d+)\.(\d+)")
 
