@@ -18,8 +18,10 @@ from __future__ import annotations
 
 import errno as errno_module
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import pathspec
+if TYPE_CHECKING:
+    import pathspec
 
 from aitrail.collector.globs import is_literal, segment_regex
 from aitrail.collector.plan import Target
@@ -294,7 +296,14 @@ def _closure(segments: tuple[str, ...], states: set[int]) -> set[int]:
 
 
 def _spec_of(target: Target) -> _ExcludeSpec:
-    return _ExcludeSpec(target.excludes, target.refines)
+    key = (target.excludes, target.refines)
+    spec = _SPECS.get(key)
+    if spec is None:  # the stores of one root share their root's excludes
+        spec = _SPECS[key] = _ExcludeSpec(target.excludes, target.refines)
+    return spec
+
+
+_SPECS: dict[tuple[tuple[str, ...], tuple[str, ...]], _ExcludeSpec] = {}
 
 
 class _ExcludeSpec:
@@ -302,24 +311,50 @@ class _ExcludeSpec:
 
     Root excludes are recorded when they prune something; store excludes only
     narrow what the store's globs mean, so what they remove is not a match.
+    The specs are compiled at the first path tested: most targets' roots do not
+    exist on a given machine, and compiling every catalog exclude up front was
+    a fifth of an empty run's time.
     """
 
     def __init__(self, patterns: tuple[str, ...], refines: tuple[str, ...] = ()):
         self._patterns = patterns
-        self._any = _compile(patterns) if patterns else None  # one quick test; the rule is named only on a hit
-        self._refine = _compile(refines) if refines else None
+        self._refines = refines
+        # Every path a pattern can match starts with its literal head: a path that
+        # starts with none of them is answered without compiling anything.
+        self._pattern_heads = _literal_heads(patterns)
+        self._refine_heads = _literal_heads(refines)
 
     def refined_out(self, path: str, is_dir: bool) -> bool:
-        return self._refine is not None and self._refine.match_file(path + "/" if is_dir else path)
+        candidate = path + "/" if is_dir else path
+        return (bool(self._refines) and candidate.startswith(self._refine_heads)
+                and _compile(self._refines).match_file(candidate))
 
     def rule_for(self, path: str, is_dir: bool) -> str | None:
         candidate = path + "/" if is_dir else path
-        if self._any is None or not self._any.match_file(candidate):
+        if not self._patterns or not candidate.startswith(self._pattern_heads):
+            return None
+        if not _compile(self._patterns).match_file(candidate):  # one quick test; the rule is named only on a hit
             return None
         for pattern in self._patterns:
             if _compile((pattern,)).match_file(candidate):
                 return pattern.lstrip("/")
         return None
+
+
+def _literal_heads(patterns: tuple[str, ...]) -> tuple[str, ...]:
+    """What every path matched by each pattern starts with ("" for a pattern that can match anywhere).
+
+    An anchored gitwildmatch pattern (``/a/b*``) matches from the start of the
+    path, so its characters before the first wildcard or escape are a prefix of
+    every path it matches (and of every path below a directory it matches).
+    """
+    heads = []
+    for pattern in patterns:
+        if not pattern.startswith("/"):
+            return ("",)
+        end = next((index for index, char in enumerate(pattern) if char in "*?[\\"), len(pattern))
+        heads.append(pattern[1:end])
+    return tuple(heads)
 
 
 _COMPILED: dict[tuple[str, ...], pathspec.PathSpec] = {}
@@ -328,5 +363,7 @@ _COMPILED: dict[tuple[str, ...], pathspec.PathSpec] = {}
 def _compile(patterns: tuple[str, ...]) -> pathspec.PathSpec:
     spec = _COMPILED.get(patterns)
     if spec is None:
+        import pathspec  # here: a run whose targets exclude nothing met never pays for the import
+
         spec = _COMPILED[patterns] = pathspec.GitIgnoreSpec.from_lines(patterns)
     return spec

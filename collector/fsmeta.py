@@ -9,7 +9,6 @@ taken from ``st_birthtime`` where the platform has it (macOS, BSD).
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import operator
 import os
 import stat as stat_module
@@ -59,7 +58,9 @@ def _load_libc() -> ctypes.CDLL:
     try:
         return ctypes.CDLL("libc.so.6", use_errno=True)
     except OSError:
-        return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        from ctypes.util import find_library  # only here: it imports subprocess and tempfile, a few ms of every start
+
+        return ctypes.CDLL(find_library("c") or "libc.so.6", use_errno=True)
 
 
 def _load_statx():

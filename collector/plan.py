@@ -296,29 +296,36 @@ class Planner:
         targets = []
         location, prefix = place.location, place.prefix
         prefix_text = "/".join(prefix)
-        root_excludes = tuple(_anchor(prefix_text, pattern) for pattern in root.exclude)
+        root_excludes = _anchored(prefix_text, root.exclude)
         for store in agent.stores:
             if store.root != root.id:
                 continue
-            refines = tuple(_anchor(prefix_text, pattern) for pattern in store.exclude)
+            refines = _anchored(prefix_text, store.exclude)
+            qualified, never = agent.qualified(store), store.collect == "never"
             for pattern in store.include:
-                for plain in expand_braces(pattern):
+                for plain, segments in _plain_globs(pattern):
                     targets.append(
                         Target(
                             location=location,
                             agent=agent.agent,
-                            store=agent.qualified(store),
-                            segments=prefix + split_segments(plain),
+                            store=qualified,
+                            segments=prefix + segments,
                             glob=(prefix_text + "/" + plain) if prefix_text else plain,
                             excludes=root_excludes,
                             refines=refines,
-                            never=store.collect == "never",
+                            never=never,
                             store_def=store,
                             root_depth=len(prefix),
                             via=place.via,
                         )
                     )
         return targets
+
+
+@functools.lru_cache(maxsize=4096)
+def _plain_globs(pattern: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """A catalog glob's brace-free alternatives and their segments (the same for every place of a root)."""
+    return tuple((plain, split_segments(plain)) for plain in expand_braces(pattern))
 
 
 def _settings_bytes(home: Location, relative: str) -> tuple[bytes | None, str]:
@@ -330,6 +337,17 @@ def _settings_bytes(home: Location, relative: str) -> tuple[bytes | None, str]:
     if not _inside(real, home_real) or real == home_real:
         return None, "settings file not read: its real path is outside the home"
     return read_settings_file(home_real, os.path.relpath(real, home_real))
+
+
+@functools.lru_cache(maxsize=4096)
+def _anchored(prefix: str, patterns: tuple[str, ...]) -> tuple[str, ...]:
+    """Root-relative excludes as anchored gitwildmatch patterns, their braces expanded.
+
+    gitwildmatch has no ``{a,b}``: unexpanded, an exclude such as
+    ``User/{globalStorage,profiles/*/globalStorage}/x/checkpoints`` would name
+    a directory called ``{globalStorage,profiles`` and prune nothing.
+    """
+    return tuple(_anchor(prefix, plain) for pattern in patterns for plain in expand_braces(pattern))
 
 
 def _anchor(prefix: str, pattern: str) -> str:

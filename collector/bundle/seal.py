@@ -12,10 +12,14 @@ from __future__ import annotations
 
 import hashlib
 import os
+from typing import TYPE_CHECKING
 
-from cryptography.exceptions import InvalidSignature
-from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+if TYPE_CHECKING:
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+
+# cryptography is imported by the functions that use it, not here: every
+# `aitrail collect` imports this module, and most runs sign nothing (the import
+# is about 10 ms of a run's start).
 
 
 class SigningKeyError(ValueError):
@@ -24,6 +28,9 @@ class SigningKeyError(ValueError):
 
 def generate(private_path: str, public_path: str) -> str:
     """Write a new key pair (refusing to overwrite); return the public key's fingerprint."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
     key = Ed25519PrivateKey.generate()
     private_pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
                                     serialization.NoEncryption())
@@ -38,17 +45,24 @@ def generate(private_path: str, public_path: str) -> str:
 
 def public_pem(key: Ed25519PublicKey) -> bytes:
     """The public key as PEM (SubjectPublicKeyInfo)."""
+    from cryptography.hazmat.primitives import serialization
+
     return key.public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
 
 
 def fingerprint(key: Ed25519PublicKey) -> str:
     """``sha256:<hex>`` of the raw 32-byte public key."""
+    from cryptography.hazmat.primitives import serialization
+
     raw = key.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
     return "sha256:" + hashlib.sha256(raw).hexdigest()
 
 
 def load_private(path: str) -> Ed25519PrivateKey:
     """Load an unencrypted Ed25519 private key (PEM); SigningKeyError says what is wrong."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
     with open(path, "rb") as handle:
         data = handle.read()
     try:
@@ -62,6 +76,9 @@ def load_private(path: str) -> Ed25519PrivateKey:
 
 def load_public(data: bytes, origin: str) -> Ed25519PublicKey:
     """Load an Ed25519 public key from PEM bytes; ``origin`` names them in errors."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
     try:
         key = serialization.load_pem_public_key(data)
     except (ValueError, TypeError) as exc:
@@ -78,6 +95,8 @@ def sign(key: Ed25519PrivateKey, message: bytes) -> bytes:
 
 def check(key: Ed25519PublicKey, signature: bytes, message: bytes) -> bool:
     """True when ``signature`` is ``key``'s signature of ``message``."""
+    from cryptography.exceptions import InvalidSignature
+
     try:
         key.verify(signature, message)
     except InvalidSignature:
