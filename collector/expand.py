@@ -319,42 +319,59 @@ class _ExcludeSpec:
     def __init__(self, patterns: tuple[str, ...], refines: tuple[str, ...] = ()):
         self._patterns = patterns
         self._refines = refines
-        # Every path a pattern can match starts with its literal head: a path that
-        # starts with none of them is answered without compiling anything.
-        self._pattern_heads = _literal_heads(patterns)
-        self._refine_heads = _literal_heads(refines)
+        # What a path must contain to be matched at all: most paths are answered
+        # without compiling or running a spec.
+        self._pattern_needs = tuple(_literal_needs(pattern) for pattern in patterns)
+        self._refine_needs = tuple(_literal_needs(pattern) for pattern in refines)
 
     def refined_out(self, path: str, is_dir: bool) -> bool:
         candidate = path + "/" if is_dir else path
-        return (bool(self._refines) and candidate.startswith(self._refine_heads)
+        return (_may_match(candidate, self._refine_needs)
                 and _compile(self._refines).match_file(candidate))
 
     def rule_for(self, path: str, is_dir: bool) -> str | None:
         candidate = path + "/" if is_dir else path
-        if not self._patterns or not candidate.startswith(self._pattern_heads):
+        if not _may_match(candidate, self._pattern_needs):
             return None
         if not _compile(self._patterns).match_file(candidate):  # one quick test; the rule is named only on a hit
             return None
-        for pattern in self._patterns:
-            if _compile((pattern,)).match_file(candidate):
+        for pattern, needs in zip(self._patterns, self._pattern_needs):
+            if _may_match(candidate, (needs,)) and _compile((pattern,)).match_file(candidate):
                 return pattern.lstrip("/")
         return None
 
 
-def _literal_heads(patterns: tuple[str, ...]) -> tuple[str, ...]:
-    """What every path matched by each pattern starts with ("" for a pattern that can match anywhere).
+def _literal_needs(pattern: str) -> tuple[str, tuple[str, ...]]:
+    """(head, pieces): what every path an anchored gitwildmatch pattern matches starts with and contains.
 
-    An anchored gitwildmatch pattern (``/a/b*``) matches from the start of the
-    path, so its characters before the first wildcard or escape are a prefix of
-    every path it matches (and of every path below a directory it matches).
+    An anchored pattern (``/a/b*``) matches from the start of the path, and
+    its literal runs (the text between wildcards) appear in the part of the
+    path it matches (a directory's pattern matches a prefix of the paths below
+    it), less the slashes at their ends. The runs after a class or an escape
+    are not used. A pattern that is not anchored can match anywhere: ("", ()).
     """
-    heads = []
-    for pattern in patterns:
-        if not pattern.startswith("/"):
-            return ("",)
-        end = next((index for index, char in enumerate(pattern) if char in "*?[\\"), len(pattern))
-        heads.append(pattern[1:end])
-    return tuple(heads)
+    if not pattern.startswith("/"):
+        return "", ()
+    runs, run = [], []
+    for char in pattern[1:].rstrip(" "):  # gitignore drops trailing spaces
+        if char in "[\\":
+            break
+        if char in "*?":
+            runs.append("".join(run))
+            run = []
+        else:
+            run.append(char)
+    runs.append("".join(run))
+    # A '/' beside '**' is not there when the '**' stands for no directory ('/**/a' matches 'a').
+    pieces = (run.strip("/") for run in runs[1:])
+    return runs[0], tuple(piece for piece in pieces if piece)
+
+
+def _may_match(candidate: str, needs: tuple[tuple[str, tuple[str, ...]], ...]) -> bool:
+    for head, pieces in needs:
+        if candidate.startswith(head) and all(piece in candidate for piece in pieces):
+            return True
+    return False
 
 
 _COMPILED: dict[tuple[str, ...], pathspec.PathSpec] = {}
