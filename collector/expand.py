@@ -335,7 +335,7 @@ class _ExcludeSpec:
             return None
         if not _compile(self._patterns).match_file(candidate):  # one quick test; the rule is named only on a hit
             return None
-        for pattern, needs in zip(self._patterns, self._pattern_needs):
+        for pattern, needs in zip(self._patterns, self._pattern_needs, strict=True):
             if _may_match(candidate, (needs,)) and _compile((pattern,)).match_file(candidate):
                 return pattern.lstrip("/")
         return None
