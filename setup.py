@@ -12,14 +12,21 @@ are at hand; the same .py files are installed beside them and are what runs
 wherever the build could not compile them, or with AITRAIL_PURE_PYTHON=1 at
 run time. The collector is never compiled: it goes onto subject machines.
 Build without compiling: AITRAIL_PURE_PYTHON=1 pip install .
+
+The build also writes aitrail/catalog/parsed-documents.json, the catalog's
+YAML files parsed by the collector's own reader (collector/catalog_documents.py),
+which a run uses for every file whose digest it records.
 """
 
+import importlib.util
+import json
 import os
 import shutil
 import sys
 
 from setuptools import find_packages, setup
 from setuptools.command.build_ext import build_ext
+from setuptools.command.build_py import build_py
 
 MAPPED = {"aitrail.collector": "collector", "aitrail.analyzer": "analyzer", "aitrail.catalog": "catalog"}
 
@@ -75,6 +82,23 @@ class OptionalBuildExt(build_ext):
               file=sys.stderr)
 
 
+class BuildPyWithParsedCatalog(build_py):
+    """build_py that also writes the catalog's parsed documents beside its YAML (collector/catalog_documents.py)."""
+
+    def run(self):
+        """Copy the packages, then parse the catalog with the collector's own reader and write the result."""
+        super().run()
+        if self.editable_mode:  # the checkout's catalog is read from its YAML
+            return
+        spec = importlib.util.spec_from_file_location("catalog_documents", os.path.join("collector",
+                                                                                       "catalog_documents.py"))
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        target = os.path.join(self.build_lib, "aitrail", "catalog", module.PARSED_DOCUMENTS)
+        with open(target, "w", encoding="utf-8") as handle:
+            json.dump(module.parsed_documents("catalog"), handle, sort_keys=True, separators=(",", ":"))
+
+
 def _stage_sources() -> list[str]:
     """Copy the analyzer and collector under aitrail/ so that mypy names their modules aitrail.analyzer...."""
     shutil.rmtree(STAGE, ignore_errors=True)
@@ -108,4 +132,4 @@ def compiled_modules() -> list:
 
 
 setup(packages=packages, package_dir=dict(MAPPED), ext_modules=compiled_modules(),
-      cmdclass={"build_ext": OptionalBuildExt})
+      cmdclass={"build_ext": OptionalBuildExt, "build_py": BuildPyWithParsedCatalog})

@@ -11,29 +11,10 @@ import hashlib
 import importlib.util
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-import yaml
-
+from aitrail.collector import catalog_documents as documents
 from aitrail.collector.catalog_schema import AgentCatalog, CatalogError, Store, parse_agent
-
-
-class _StrictLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # libyaml when available
-    """SafeLoader that refuses duplicate mapping keys (PyYAML keeps the last)."""
-
-
-def _construct_mapping(loader: _StrictLoader, node: yaml.MappingNode, deep: bool = False) -> dict:
-    mapping: dict = {}
-    for key_node, value_node in node.value:
-        key = loader.construct_object(key_node, deep=deep)
-        if key in mapping:
-            raise yaml.constructor.ConstructorError(
-                None, None, f"duplicate key {key!r}", key_node.start_mark
-            )
-        mapping[key] = loader.construct_object(value_node, deep=deep)
-    return mapping
-
-
-_StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
 
 
 @dataclass(frozen=True)
@@ -94,11 +75,13 @@ def read_file(path: Path) -> AgentCatalog:
     return _parse_bytes(path.name, data)
 
 
-def _parse_bytes(name: str, data: bytes) -> AgentCatalog:
-    try:
-        decoded = yaml.load(data.decode("utf-8"), Loader=_StrictLoader)  # noqa: S506 - strict SafeLoader
-    except (UnicodeDecodeError, yaml.YAMLError) as exc:
-        raise CatalogError([f"{name}: not valid UTF-8 YAML: {exc}"]) from exc
+def _parse_bytes(name: str, data: bytes, parsed: dict[str, Any] | None = None) -> AgentCatalog:
+    decoded = documents.parsed_document(parsed or {}, name, data)
+    if decoded is documents.NOT_PARSED:
+        try:
+            decoded = documents.yaml_document(data)
+        except documents.DocumentError as exc:
+            raise CatalogError([f"{name}: not valid UTF-8 YAML: {exc}"]) from exc
     catalog = parse_agent(decoded, name)
     if catalog.agent + ".yaml" != name:
         raise CatalogError([f"{name}: agent id {catalog.agent!r} must match the file name"])
@@ -114,11 +97,12 @@ def load(directory: Path | None = None) -> Catalog:
     problems: list[str] = []
     agents: list[AgentCatalog] = []
     raw: list[tuple[str, bytes]] = []
+    parsed = documents.read_parsed(directory)  # the build's parsed form of the YAML files (catalog_documents)
     for path in files:
         data = path.read_bytes()
         raw.append((path.name, data))
         try:
-            agents.append(_parse_bytes(path.name, data))
+            agents.append(_parse_bytes(path.name, data, parsed))
         except CatalogError as exc:
             problems.extend(exc.problems)
     problems.extend(_cross_file_problems(agents))
