@@ -5,7 +5,7 @@
 Runs ``aitrail collect`` in this process on the bench home (built by
 collect_bench.py) and reports, as medians over the runs, the main thread's
 CPU time in each phase (walk and classify, capture, metadata members, finish,
-sidecar digest) and the compressing thread's CPU time for the packed blocks
+sidecar digest) and the compressing threads' CPU time for the packed blocks
 (the whole job: join, hash, compress; and zstd's compress() alone). CPU time
 per thread is far less sensitive to a busy machine than wall time. Run it
 with PYTHONPATH pointing at an unpacked older collector (collect_bench.py
@@ -23,6 +23,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from aitrail.collector import collect
+from aitrail.collector.bundle import writer as writer_module
 from aitrail.collector.bundle.writer import BundleWriter
 
 PHASES = {"walk and classify": (collect, "_walk"), "capture": (collect, "capture_all"),
@@ -52,14 +53,18 @@ def one_run(home: Path, work: Path, spent: dict[str, float]) -> dict[str, float]
     return result
 
 
+_ADDING = threading.Lock()  # two compressing threads add to the same totals
+
+
 def _compressing(function, spent: dict[str, float], name: str):
-    """Wrap a function the compressing thread runs to add up its CPU time under ``name``."""
+    """Wrap a function the compressing threads run to add up their CPU time under ``name``."""
     def wrapper(*args, **kwargs):
         start = time.thread_time()
         try:
             return function(*args, **kwargs)
         finally:
-            spent[name] += time.thread_time() - start
+            with _ADDING:
+                spent[name] += time.thread_time() - start
     return wrapper
 
 
@@ -67,7 +72,7 @@ class _TimedCompressor:
     """A packed-frame compressor whose compress() adds its CPU time up."""
 
     def __init__(self, compressor, spent: dict[str, float]):
-        self._compress = _compressing(compressor.compress, spent, "compressing thread: zstd compress")
+        self._compress = _compressing(compressor.compress, spent, "compressing threads: zstd compress")
 
     def compress(self, data):
         return self._compress(data)
@@ -84,12 +89,22 @@ def main() -> None:
         setattr(owner, attribute, _timed(getattr(owner, attribute), name, spent))
     if hasattr(BundleWriter, "_compress_block"):  # the whole job: join, hash, compress
         BundleWriter._compress_block = _compressing(BundleWriter._compress_block, spent,
-                                                    "compressing thread: block jobs")
+                                                    "compressing threads: block jobs")
+    original_new = writer_module.new_compressor
+
+    def timed_new(*args, **kwargs):  # time zstd itself on the compressing threads, in any version of the writer
+        compressor = original_new(*args, **kwargs)
+        if threading.current_thread().name.startswith("aitrail-zstd"):
+            return _TimedCompressor(compressor, spent)
+        return compressor
+
+    writer_module.new_compressor = timed_new
     original_init = BundleWriter.__init__
 
-    def init(self, *args, **kwargs):  # time zstd itself, in any version of the writer
+    def init(self, *args, **kwargs):  # a writer with one block compressor made on the reading thread
         original_init(self, *args, **kwargs)
-        self._block_compressor = _TimedCompressor(self._block_compressor, spent)
+        if hasattr(self, "_block_compressor"):
+            self._block_compressor = _TimedCompressor(self._block_compressor, spent)
 
     BundleWriter.__init__ = init
     runs: list[dict[str, float]] = []
@@ -99,8 +114,8 @@ def main() -> None:
             result = one_run(args.home, Path(scratch), spent)
             if attempt:
                 runs.append({**{name: spent[name] for name in PHASES}, **result,
-                             **{name: spent[name] for name in ("compressing thread: block jobs",
-                                                               "compressing thread: zstd compress")}})
+                             **{name: spent[name] for name in ("compressing threads: block jobs",
+                                                               "compressing threads: zstd compress")}})
     print(f"Median of {args.repeat} in-process runs on {args.home} (CPU seconds unless noted)\n")
     print("| part | seconds |\n|---|---|")
     for name in runs[0]:

@@ -1,12 +1,14 @@
 """Write a bundle: tar members packed into independent zstd frames, then the index frame.
 
 Small members are packed, whole, into blocks of about 1 MiB; each block is one
-zstd frame, compressed on a background thread (zstd releases the GIL, so
-compression overlaps with reading the next files). The same thread joins the
-block and hashes the members added without a digest (hashlib and bytes.join
-release the GIL on large buffers too), so the digest is taken from the very
-bytes stored and the reading thread does not pay for it. Frame boundaries
-depend only on the members' sizes, never on timing. A member larger than that
+zstd frame, compressed on one of two background threads (zstd releases the
+GIL, so compression overlaps with reading the next files) and written in the
+order the blocks were made. The same thread joins the block and hashes the
+members added without a digest (hashlib and bytes.join release the GIL on
+large buffers too), so the digest is taken from the very bytes stored and the
+reading thread does not pay for it. Frame boundaries depend only on the
+members' sizes, and a frame's bytes only on its block, never on timing or on
+which thread compressed it. A member larger than that
 gets a frame of its own and is streamed. Either way a frame holds whole tar
 members only, so the analyzer can decompress any member's frame alone, and
 ``tar --zstd`` reads the concatenation as one archive.
@@ -25,6 +27,7 @@ import io
 import json
 import os
 import tarfile
+import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from json.encoder import encode_basestring_ascii  # what json.dumps uses for str by default
@@ -37,7 +40,14 @@ from aitrail.collector.bundle.layout import IndexEntry
 from aitrail.collector.bundle.tarheader import BLOCK, ns_text, regular_file_header
 
 FRAME_TARGET = 1024 * 1024  # bytes of tar stream per packed frame
-COMPRESS_AHEAD = 4  # frames queued for the compressing thread
+# How far reading may run ahead of writing: tar bytes handed to the compressing
+# threads and not yet written. Counted in bytes, not frames: eleven 5 MB SQLite
+# files in a row once made the reading thread wait 150 ms for a queue of four
+# frames, while a 1 MiB frame of small files is a thousandth of the budget.
+COMPRESS_AHEAD_BYTES = 32 * 1024 * 1024
+# Two, so that both cores compress while the reading thread waits (a run of large
+# files) and none is idle while it reads; each thread has its own compressor.
+COMPRESSING_THREADS = 2
 
 
 class HeaderFields(Protocol):
@@ -132,10 +142,12 @@ class BundleWriter:
         # for each frame: tell() is a system call, and each one hands the GIL over.
         self._end = 0
         self._compressor = new_compressor(level)  # streamed members and the tar end (this thread)
-        self._block_compressor = new_compressor(level)  # packed frames (the compressing thread only)
-        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="aitrail-zstd")
-        # (frame being made, its members, those of them whose digest the thread computes)
-        self._pending: collections.deque[tuple[Future, list[IndexEntry], list[IndexEntry]]] = collections.deque()
+        self._level = level
+        self._thread_compressors = threading.local()  # packed frames: a compressor per compressing thread
+        self._executor = ThreadPoolExecutor(max_workers=COMPRESSING_THREADS, thread_name_prefix="aitrail-zstd")
+        # (frame being made, its members, those of them whose digest the thread computes, its tar bytes)
+        self._pending: collections.deque[tuple[Future, list[IndexEntry], list[IndexEntry], int]] = collections.deque()
+        self._pending_bytes = 0
         self._block: list[bytes] = []
         self._block_entries: list[IndexEntry] = []
         self._block_unhashed: list[tuple[IndexEntry, bytes | memoryview]] = []  # digests the thread computes
@@ -189,20 +201,26 @@ class BundleWriter:
         if not self._block:
             return
         job = self._executor.submit(self._compress_block, self._block, [data for _, data in self._block_unhashed])
-        self._pending.append((job, self._block_entries, [entry for entry, _ in self._block_unhashed]))
+        self._pending.append((job, self._block_entries, [entry for entry, _ in self._block_unhashed],
+                              self._block_size))
+        self._pending_bytes += self._block_size
         self._block, self._block_entries, self._block_unhashed, self._block_size = [], [], [], 0
-        self._drain(COMPRESS_AHEAD)
+        self._drain(COMPRESS_AHEAD_BYTES)
 
     def _compress_block(self, pieces: list[bytes | memoryview],
                         unhashed: list[bytes | memoryview]) -> tuple[bytes, list[str]]:
         """The compressing thread's work for one block: its frame, and the digests of the members given."""
         digests = [hashlib.sha256(data).hexdigest() for data in unhashed]
-        return self._block_compressor.compress(b"".join(pieces)), digests
+        compressor = getattr(self._thread_compressors, "compressor", None)
+        if compressor is None:  # a ZstdCompressor is never used by two threads at once
+            compressor = self._thread_compressors.compressor = new_compressor(self._level)
+        return compressor.compress(b"".join(pieces)), digests
 
-    def _drain(self, keep: int = 0) -> None:
-        """Write compressed frames, in order, until at most ``keep`` are still queued."""
-        while len(self._pending) > keep or (self._pending and self._pending[0][0].done()):
-            future, entries, unhashed = self._pending.popleft()
+    def _drain(self, budget: int = 0) -> None:
+        """Write compressed frames, in order, until at most ``budget`` tar bytes are still queued."""
+        while self._pending_bytes > budget or (self._pending and self._pending[0][0].done()):
+            future, entries, unhashed, size = self._pending.popleft()
+            self._pending_bytes -= size
             frame, digests = future.result()
             offset = self._end
             self._file.write(frame)
