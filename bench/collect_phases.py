@@ -4,11 +4,11 @@
 
 Runs ``aitrail collect`` in this process on the bench home (built by
 collect_bench.py) and reports, as medians over the runs, the main thread's
-CPU time in each phase (walk and classify, capture, metadata members, finish,
-sidecar digest) and the compressing threads' CPU time for the packed blocks
-(the whole job: join, hash, compress; and zstd's compress() alone). CPU time
-per thread is far less sensitive to a busy machine than wall time. Run it
-with PYTHONPATH pointing at an unpacked older collector (collect_bench.py
+CPU time in each phase (walk and classify, capture, metadata members,
+finish) and the compressing threads' CPU time for the packed blocks (the
+whole job: join, hash, compress; and zstd's compress() alone). CPU time per
+thread is far less sensitive to a busy machine than wall time. Run it with
+PYTHONPATH pointing at an unpacked older collector (collect_bench.py
 --before leaves one in bench/out/collect/rev-*) to measure that one.
 """
 
@@ -27,8 +27,8 @@ from aitrail.collector.bundle import writer as writer_module
 from aitrail.collector.bundle.writer import BundleWriter
 
 PHASES = {"walk and classify": (collect, "_walk"), "capture": (collect, "capture_all"),
-          "metadata members": (collect, "write_metadata_members"), "finish (index)": (BundleWriter, "finish"),
-          "sidecar digest": (collect, "_write_sidecar_digest")}
+          "metadata members": (collect, "write_metadata_members"),
+          "finish (index, fsync, the bundle's digest)": (BundleWriter, "finish_and_hash")}
 
 
 def _timed(function, name: str, spent: dict[str, float]):

@@ -32,7 +32,8 @@ LINE_KINDS = (
 FUNCTIONS = {
     "tar_header": "tar header", "regular_file_header": "tar header", "_drain": "waiting for / writing frames",
     "files_jsonl": "files.jsonl", "write_metadata_members": "other metadata members",
-    "finish": "index and tar end", "_write_sidecar_digest": "sidecar digest", "_walk": "walk",
+    "finish": "index and tar end", "_seal": "index and tar end", "_write_sidecar_digest": "sidecar digest",
+    "_file_sha256": "sidecar digest", "_walk": "walk",
     "_classify": "classify and sort", "_dedupe_and_sort": "classify and sort",
     "_add_sqlite_companions": "classify and sort", "_complete_metadata": "classify and sort",
     "credential_inodes": "classify and sort", "_plan_jobs": "capture: plan jobs", "_plan": "catalog and plan",

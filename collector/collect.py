@@ -272,7 +272,7 @@ def _run(options: CollectOptions) -> CollectResult:
                 "catalog": catalog, "options": options, "clock_start": started_clock, "warnings": result.warnings,
             }
             write_metadata_members(writer, entries, result.counts, run_meta, signing_key)
-            writer.finish()
+            _, bundle_digest = writer.finish_and_hash()
             os.replace(partial, options.output)
     except BaseException as exc:
         writer.close()
@@ -284,7 +284,7 @@ def _run(options: CollectOptions) -> CollectResult:
         raise
     _close(trees)
     result.bundle_path = options.output
-    result.bundle_sha256 = _write_sidecar_digest(options.output)
+    result.bundle_sha256 = _write_sidecar_digest(options.output, bundle_digest)
     return result
 
 
@@ -317,14 +317,8 @@ def _close(trees: dict[str, Tree]) -> None:
         tree.close()
 
 
-def _write_sidecar_digest(path: str) -> str:
-    import hashlib
-
-    hasher = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for chunk in iter(lambda: handle.read(4 * 1024 * 1024), b""):
-            hasher.update(chunk)
-    digest = hasher.hexdigest()
+def _write_sidecar_digest(path: str, digest: str) -> str:
+    """Write ``<bundle>.sha256`` in sha256sum's format (``sha256sum -c`` checks it)."""
     with open(path + ".sha256", "x", encoding="utf-8") as handle:
         handle.write(f"{digest}  {os.path.basename(path)}\n")
     return digest

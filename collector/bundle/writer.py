@@ -145,6 +145,7 @@ class BundleWriter:
         self._level = level
         self._thread_compressors = threading.local()  # packed frames: a compressor per compressing thread
         self._executor = ThreadPoolExecutor(max_workers=COMPRESSING_THREADS, thread_name_prefix="aitrail-zstd")
+        self._executor_for_sync = ThreadPoolExecutor(max_workers=1, thread_name_prefix="aitrail-fsync")
         # (frame being made, its members, those of them whose digest the thread computes, its tar bytes)
         self._pending: collections.deque[tuple[Future, list[IndexEntry], list[IndexEntry], int]] = collections.deque()
         self._pending_bytes = 0
@@ -307,6 +308,18 @@ class BundleWriter:
 
     def finish(self) -> str:
         """Write the tar end, the index frame, fsync; return the index's SHA-256."""
+        return self._seal(hash_file=False)[0]
+
+    def finish_and_hash(self) -> tuple[str, str]:
+        """``finish``, and the SHA-256 of the whole bundle file, read back from it while fsync runs.
+
+        Both wait on the kernel with the GIL released, so the file's digest
+        costs the run almost nothing beyond the fsync it waits for anyway.
+        """
+        index_digest, file_digest = self._seal(hash_file=True)
+        return index_digest, file_digest or ""
+
+    def _seal(self, hash_file: bool) -> tuple[str, str | None]:
         self._flush_packed()
         self._executor.shutdown()
         end_offset = self._file.tell()
@@ -322,13 +335,24 @@ class BundleWriter:
         self._file.write(layout.SKIPPABLE_HEADER.pack(layout.SKIPPABLE_MAGIC, len(payload)))
         self._file.write(payload)
         self._file.flush()
-        os.fsync(self._file.fileno())
+        fd = self._file.fileno()
+        file_digest = None
+        if hash_file:
+            syncing = self._executor_for_sync.submit(os.fsync, fd)
+            try:
+                file_digest = _file_sha256(fd)
+            finally:
+                syncing.result()  # the fsync's own error, if any, is the run's
+            self._executor_for_sync.shutdown()
+        else:
+            os.fsync(fd)
         self._file.close()
-        return digest.hex()
+        return digest.hex(), file_digest
 
     def close(self) -> None:
-        """Stop the compressing thread and close the file (after ``finish`` or on failure)."""
+        """Stop the compressing threads and close the file (after ``finish`` or on failure)."""
         self._executor.shutdown(wait=True, cancel_futures=True)
+        self._executor_for_sync.shutdown(wait=True)
         if not self._file.closed:
             self._file.close()
 
@@ -338,6 +362,16 @@ class BundleWriter:
         if name in self._names:
             raise ValueError(f"member {name!r} written twice")
         self._names.add(name)
+
+
+def _file_sha256(fd: int) -> str:
+    """SHA-256 of a file's bytes from offset 0, read with pread (the descriptor's offset is not moved)."""
+    hasher = hashlib.sha256()
+    offset = 0
+    while chunk := os.pread(fd, 4 * 1024 * 1024, offset):
+        hasher.update(chunk)
+        offset += len(chunk)
+    return hasher.hexdigest()
 
 
 @dataclass

@@ -192,6 +192,9 @@ def test_standard_tools_list_extract_and_check(signed_bundle, tmp_path):
     subprocess.run(["tar", "--zstd", "-xf", signed_bundle, "-C", tmp_path], check=True)
     for manifest in ("manifest-sha256.txt", "tagmanifest-sha256.txt"):
         subprocess.run(["sha256sum", "--quiet", "-c", manifest], cwd=tmp_path, check=True)
+    # the sidecar: the bundle's digest, taken while the bundle was synced to disk
+    sidecar = Path(str(signed_bundle) + ".sha256")
+    subprocess.run(["sha256sum", "--quiet", "-c", sidecar.name], cwd=sidecar.parent, check=True)
 
 
 @needs_tools
