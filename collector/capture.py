@@ -150,6 +150,10 @@ class Capturer:
         return os.open(name, _OPEN_FLAGS, dir_fd=parent), False
 
     def _capture_regular(self, parent: int, name: str, before: Meta, member: str) -> Capture:
+        credential = self.forbidden.get((before.dev, before.ino))
+        if credential is not None:  # the walk leaves a listed file's lstat to here: vetoed before any open
+            return Capture("never_collect", before=before,
+                           notes=[f"the same file (device and inode) as the credential {credential}: never opened"])
         try:
             fd, noatime = self._open(parent, name)
         except FileNotFoundError as exc:

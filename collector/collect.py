@@ -140,7 +140,9 @@ def _walk(targets: list[Target], trace: bool) -> tuple[dict[str, Tree], list[Mat
     return trees, matches
 
 
-def _classify(match: Match, vetoes: Vetoes, max_file_size: int | None) -> oc.Entry:
+def _classify(match: Match, vetoes: Vetoes, max_file_size: int | None, trees: dict[str, Tree]) -> oc.Entry:
+    if match.meta is None and match.kind == "file" and max_file_size is not None and match.error is None:
+        _lstat_now(match, trees)  # the walk left a listed file's lstat to the capture; its size is needed here
     entry = oc.Entry(match.target, match.parts, match.kind, match.meta, notes=[match.note] if match.note else [])
     if match.error is not None:
         entry.error = match.error
@@ -150,11 +152,21 @@ def _classify(match: Match, vetoes: Vetoes, max_file_size: int | None) -> oc.Ent
     elif (veto := vetoes.reason(match)) is not None:
         entry.outcome, entry.reason = oc.NEVER_COLLECT, veto
     elif match.kind in ("file", "symlink"):
-        if match.kind == "file" and max_file_size is not None and match.meta.size > max_file_size:
+        if (match.kind == "file" and max_file_size is not None and match.meta is not None
+                and match.meta.size > max_file_size):
             entry.outcome, entry.reason = oc.TOO_LARGE, f"{match.meta.size} bytes > --max-file-size {max_file_size}"
     else:
         entry.outcome, entry.reason = oc.SPECIAL, f"{match.kind}: recorded from lstat, never opened"
     return entry
+
+
+def _lstat_now(match: Match, trees: dict[str, Tree]) -> None:
+    """Give a listed file the lstat the walk skipped; a file gone since is left to the capture to record."""
+    try:
+        meta = trees[match.target.location.label].lstat(match.parts)
+    except OSError:
+        return
+    match.meta, match.kind = meta, meta.kind
 
 
 def _errno_outcome(error: OSError) -> str:
@@ -188,15 +200,35 @@ def _add_sqlite_companions(entries: list[oc.Entry], trees: dict[str, Tree]) -> l
     return entries + extra
 
 
-def _complete_metadata(entries: list[oc.Entry], trees: dict[str, Tree]) -> None:
-    """Entries settled without a read get the full lstat (with birth time) the walk skipped."""
+def _veto_credential_inodes(entries: list[oc.Entry], credential_inodes: dict[tuple[int, int], str]) -> None:
+    """In a dry run, the capture's credential-inode veto, from the lstat ``_complete_metadata`` took.
+
+    The walk leaves a listed file's lstat, and so this veto, to the capture,
+    which a dry run does not reach: without this a hard link to a credential
+    would be reported would_collect where a run says never_collect.
+    """
     for entry in entries:
-        if entry.outcome and entry.meta is not None:
+        if entry.outcome == "would_collect" and entry.meta is not None and entry.meta.kind == "file":
+            credential = credential_inodes.get((entry.meta.dev, entry.meta.ino))
+            if credential is not None:
+                entry.outcome = oc.NEVER_COLLECT
+                entry.reason = f"the same file (device and inode) as the credential {credential}: never opened"
+
+
+def _complete_metadata(entries: list[oc.Entry], trees: dict[str, Tree]) -> None:
+    """Entries settled without a read get the full lstat (with birth time) the walk skipped.
+
+    A listed regular file has no lstat yet (the walk leaves it to the capture):
+    it gets this one. An entry with an lstat keeps it unless this one is of
+    the same inode.
+    """
+    for entry in entries:
+        if entry.outcome and entry.error is None and (entry.meta is not None or entry.kind == "file"):
             try:
                 full = trees[entry.target.location.label].lstat(entry.parts, birth=True)
             except OSError:
                 continue
-            if full.ino == entry.meta.ino:
+            if entry.meta is None or full.ino == entry.meta.ino:
                 entry.meta = full
 
 
@@ -247,14 +279,17 @@ def _run(options: CollectOptions) -> CollectResult:
     planner, targets, vetoes = _plan(options, catalog, full_catalog, mode, homes)
     trees, matches = _walk(targets, options.trace_walk)
     run_vetoes = Vetoes(vetoes, {home.label for home in homes}, credential_inodes(trees, vetoes))
-    entries = [_classify(match, run_vetoes, options.max_file_size) for match in matches]
+    entries = [_classify(match, run_vetoes, options.max_file_size, trees) for match in matches]
     entries = _dedupe_and_sort(_add_sqlite_companions(entries, trees))
+    if options.dry_run:  # nothing is captured: every entry is settled here
+        for entry in entries:
+            entry.outcome = entry.outcome or "would_collect"
     _complete_metadata(entries, trees)
+    if options.dry_run:
+        _veto_credential_inodes(entries, run_vetoes.credential_inodes)
     opened = [f"{label}:{path}" for label, tree in trees.items() for path in tree.stats.opened]
     result = CollectResult(entries, {}, mode, homes, planner.overrides, opened)
     if options.dry_run:
-        for entry in entries:
-            entry.outcome = entry.outcome or "would_collect"
         result.warnings = empty_warning(entries, homes, {"would_collect"})
         _close(trees)
         return result

@@ -129,14 +129,20 @@ class Expander:
             return
         if kind == "dir":
             return
-        meta = self._examine(task, parts, out, listed=kind is not None)
-        if meta is None or meta.kind == "dir":
-            return
+        if kind == "file":
+            # The listing says a regular file: its lstat is left to the capture, which
+            # takes one before anything is opened (collect.py completes the others).
+            meta = None
+        else:
+            meta = self._examine(task, parts, out, listed=kind is not None)
+            if meta is None or meta.kind == "dir":
+                return
         path = "/".join(parts)
         if task.spec.refined_out(path, is_dir=False):
             return
         rule = task.spec.rule_for(path, is_dir=False)
-        out.append(Match(task.target, parts, meta.kind, meta=meta, excluded_by=rule, note=task.via))
+        out.append(Match(task.target, parts, meta.kind if meta is not None else "file", meta=meta, excluded_by=rule,
+                         note=task.via))
 
     def _visit_directory(self, task: _Task, parts, kind, rest, stack: list[_Task], out: list[Match]) -> None:
         if kind not in (None, "dir", "unknown", "symlink"):

@@ -273,11 +273,13 @@ def test_dry_run_prints_and_writes_nothing(cli, home, tmp_path):
 
 
 def test_max_file_size_records_too_large(cli, tmp_path):
-    base = write_tree(tmp_path / "h", {".toy/index.json": "x" * 5000, ".toy/notes/small": "s"})
+    base = write_tree(tmp_path / "h", {".toy/index.json": "x" * 5000, ".toy/notes/small": "s",
+                                       ".toy/notes/big": "y" * 6000})  # notes/* is listed: no lstat in the walk
     out = tmp_path / "b.tar.zst"
     assert toy_collect(cli, base, out, "--max-file-size", "4K").exit_code == 0
     got = {r["path"]: r for r in bundle_records(out)}
     assert got[".toy/index.json"]["outcome"] == "too_large" and got[".toy/notes/small"]["outcome"] == "collected"
+    assert got[".toy/notes/big"]["outcome"] == "too_large" and got[".toy/notes/big"]["stat"]["size"] == 6000
 
 
 def test_env_override_is_honoured_and_recorded_for_the_current_user(cli, tmp_path):

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from aitrail.collector import capture as capture_module
+from aitrail.collector import collect as collect_module
 from aitrail.collector.verify import verify
 from tests.conftest import (
     TOY_CATALOG,
@@ -228,6 +229,29 @@ def test_a_hard_link_to_a_credential_is_never_read(cli, tmp_path):
     assert SECRET not in all_decompressed(out)
     record = next(r for r in bundle_records(out) if r["path"] == ".toy/sessions/p/innocent.jsonl")
     assert record["outcome"] == "never_collect" and "device and inode" in record["reason"]
+    assert record["reason"].endswith("never opened") and record["stat"]["size"] == len(SECRET)
+
+
+def test_a_hard_link_to_a_credential_is_never_opened_in_a_run_or_a_dry_run(cli, tmp_path, monkeypatch):
+    home = write_tree(tmp_path / "h", {".toy/auth.json": SECRET, ".toy/sessions/p/ok.jsonl": "{}\n"})
+    os.link(home / ".toy/auth.json", home / ".toy/sessions/p/innocent.jsonl")  # listed by the walk: no lstat there
+    opened: list[str] = []
+    real_open = os.open
+
+    def watching_open(path, *args, **kwargs):
+        opened.append(os.fsdecode(path))
+        return real_open(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", watching_open)
+    assert toy_collect(cli, home, tmp_path / "b.tar.zst").exit_code == 0
+    dry = cli("collect", "--catalog", TOY_CATALOG, "--home", home, "--dry-run")
+    assert dry.exit_code == 0, dry.output + dry.stderr
+    assert "ok.jsonl" in " ".join(opened)  # the watch sees the collector's opens
+    assert not [path for path in opened if "innocent" in path or "auth.json" in path]
+    dry_run = collect_module.run(collect_module.CollectOptions(
+        output=None, homes=[str(home)], catalog_dir=str(TOY_CATALOG), dry_run=True, progress=False))
+    entry = next(e for e in dry_run.entries if e.parts[-1] == "innocent.jsonl")
+    assert entry.outcome == "never_collect" and entry.reason.endswith("never opened")
 
 
 def test_a_hard_link_to_a_credential_of_an_unselected_agent_is_never_read(cli, tmp_path):
