@@ -300,6 +300,7 @@ def _run(options: CollectOptions) -> CollectResult:
             spool_dir = os.path.dirname(os.path.abspath(options.output))
             _close(trees)  # phase 2 threads open their own descriptors
             capture_all(entries, writer, spool_dir, options.progress, run_vetoes.credential_inodes)
+            writer.hash_and_sync_payload()  # on a thread of its own, while the metadata members are made
             result.counts = oc.count(entries)
             result.warnings = empty_warning(entries, homes, {oc.COLLECTED, oc.CHANGED, oc.SYMLINK})
             run_meta = {

@@ -146,6 +146,7 @@ class BundleWriter:
         self._thread_compressors = threading.local()  # packed frames: a compressor per compressing thread
         self._executor = ThreadPoolExecutor(max_workers=COMPRESSING_THREADS, thread_name_prefix="aitrail-zstd")
         self._executor_for_sync = ThreadPoolExecutor(max_workers=1, thread_name_prefix="aitrail-fsync")
+        self._head_digest: Future | None = None  # hashing and syncing the payload (hash_and_sync_payload)
         # (frame being made, its members, those of them whose digest the thread computes, its tar bytes)
         self._pending: collections.deque[tuple[Future, list[IndexEntry], list[IndexEntry], int]] = collections.deque()
         self._pending_bytes = 0
@@ -310,11 +311,24 @@ class BundleWriter:
         """Write the tar end, the index frame, fsync; return the index's SHA-256."""
         return self._seal(hash_file=False)[0]
 
+    def hash_and_sync_payload(self) -> None:
+        """Start hashing and syncing what is written so far on a thread of its own; the caller goes on.
+
+        Called once the payload is written (nothing before this point is ever
+        rewritten: only an open streamed member is cut back): its bytes are
+        hashed and flushed to disk while the metadata members are made, and
+        ``finish_and_hash`` has only the rest left to hash and sync.
+        """
+        self._flush_packed()
+        self._file.flush()
+        self._head_digest = self._executor_for_sync.submit(_hash_and_sync, self._file.fileno(), self._end)
+
     def finish_and_hash(self) -> tuple[str, str]:
         """``finish``, and the SHA-256 of the whole bundle file, read back from it while fsync runs.
 
         Both wait on the kernel with the GIL released, so the file's digest
-        costs the run almost nothing beyond the fsync it waits for anyway.
+        costs the run little beyond the fsync it waits for anyway (and less
+        after ``hash_and_sync_payload``).
         """
         index_digest, file_digest = self._seal(hash_file=True)
         return index_digest, file_digest or ""
@@ -338,9 +352,11 @@ class BundleWriter:
         fd = self._file.fileno()
         file_digest = None
         if hash_file:
+            hasher, hashed = self._head_digest.result() if self._head_digest else (hashlib.sha256(), 0)
             syncing = self._executor_for_sync.submit(os.fsync, fd)
             try:
-                file_digest = _file_sha256(fd)
+                _hash_range(fd, hasher, hashed, None)
+                file_digest = hasher.hexdigest()
             finally:
                 syncing.result()  # the fsync's own error, if any, is the run's
             self._executor_for_sync.shutdown()
@@ -364,14 +380,30 @@ class BundleWriter:
         self._names.add(name)
 
 
-def _file_sha256(fd: int) -> str:
-    """SHA-256 of a file's bytes from offset 0, read with pread (the descriptor's offset is not moved)."""
+def _hash_and_sync(fd: int, end: int) -> tuple[hashlib._Hash, int]:
+    """The SHA-256 state of a file's bytes up to ``end``, once they are also on disk (fsync)."""
     hasher = hashlib.sha256()
-    offset = 0
-    while chunk := os.pread(fd, 4 * 1024 * 1024, offset):
+    _hash_range(fd, hasher, 0, end)
+    os.fsync(fd)
+    return hasher, end
+
+
+def _hash_range(fd: int, hasher: hashlib._Hash, start: int, end: int | None) -> None:
+    """Add a file's bytes from ``start`` to ``end`` (or its end) to ``hasher``, read with pread.
+
+    pread leaves the descriptor's offset alone, so the writing thread can go
+    on appending while this runs.
+    """
+    offset = start
+    while end is None or offset < end:
+        want = 4 * 1024 * 1024 if end is None else min(4 * 1024 * 1024, end - offset)
+        chunk = os.pread(fd, want, offset)
+        if not chunk:
+            if end is not None:
+                raise OSError(f"bundle ended at {offset} bytes while hashing up to {end}")
+            return
         hasher.update(chunk)
         offset += len(chunk)
-    return hasher.hexdigest()
 
 
 @dataclass

@@ -1,4 +1,4 @@
-"""The bundle writer's compressing threads change when frames are made, never what is written."""
+"""The bundle writer's threads (compressing, hashing the file) change when work is done, never what is written."""
 
 from __future__ import annotations
 
@@ -50,3 +50,37 @@ def test_frames_do_not_depend_on_how_many_threads_compress_them(tmp_path_factory
         for name, data in written.items():
             assert reader.read_data(name) == data
             assert reader.member(name).sha256 == hashlib.sha256(data).hexdigest()
+
+
+def test_the_bundle_digest_hashed_in_two_parts_is_the_file_s(tmp_path: Path):
+    path = tmp_path / "b.tar.zst"
+    rng = random.Random(7)
+    writer = BundleWriter(str(path))
+    try:
+        writer.add_bytes("data/h/small", rng.randbytes(5000), META)
+        streamed = rng.randbytes(3 * 1024 * 1024)
+        writer.begin_stream("data/h/streamed", len(streamed), META)
+        writer.write_chunk(streamed)
+        writer.end_stream(hashlib.sha256(streamed).hexdigest())
+        writer.hash_and_sync_payload()  # the payload's digest and fsync start on their thread here
+        writer.begin_stream("data/h/cut", 10, META)  # a member begun and cut after that point
+        writer.write_chunk(b"12345")
+        writer.abort_stream()
+        writer.add_bytes("aitrail/meta", b"{}" * 40_000, META)
+        _, digest = writer.finish_and_hash()
+    finally:
+        writer.close()
+    assert digest == hashlib.sha256(path.read_bytes()).hexdigest()
+    with BundleReader(path) as reader:
+        assert reader.read_data("data/h/streamed") == streamed and "data/h/cut" not in reader.names()
+
+
+def test_the_bundle_digest_without_a_payload_digest_started(tmp_path: Path):
+    path = tmp_path / "b.tar.zst"
+    writer = BundleWriter(str(path))
+    try:
+        writer.add_bytes("data/h/only", b"x" * 70_000, META)
+        _, digest = writer.finish_and_hash()
+    finally:
+        writer.close()
+    assert digest == hashlib.sha256(path.read_bytes()).hexdigest()
