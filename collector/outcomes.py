@@ -8,10 +8,10 @@ construction and is checked again by verify.
 from __future__ import annotations
 
 import base64
+import functools
 import json
 import os
 from dataclasses import dataclass, field
-from functools import cached_property
 from json.encoder import encode_basestring  # what json.dumps(ensure_ascii=False) uses for str
 
 from aitrail.collector.bundle.vocabulary import (  # noqa: F401 - the vocabulary, re-exported for the collector
@@ -42,6 +42,12 @@ def b64(raw: bytes) -> str:
     return base64.b64encode(raw).decode("ascii")
 
 
+@functools.lru_cache(maxsize=65536)
+def _encoded_directory(parts: tuple[str, ...]) -> tuple[bytes, ...]:
+    """The raw bytes of a directory's path components (the files of one directory share them)."""
+    return tuple([fsencode(part) for part in parts])
+
+
 @dataclass
 class Entry:
     """One catalog match and what became of it (one line of files.jsonl)."""
@@ -64,16 +70,16 @@ class Entry:
     companion_of: str | None = None
     duplicate_of: str | None = None
 
-    @cached_property
-    def key(self) -> tuple:
-        """Sort key: location, raw path bytes, agent, store (deterministic order)."""
-        return (self.target.location.label, tuple([fsencode(part) for part in self.parts]),
-                self.target.agent, self.target.store)
+    # Sort key: location, raw path bytes, agent, store (deterministic order); and the path
+    # below the location as raw bytes. Set once, at creation: every entry needs both
+    # (3.11's cached_property takes a lock at each first access, a microsecond an entry).
+    key: tuple = field(init=False, repr=False, compare=False)
+    raw_relpath: bytes = field(init=False, repr=False, compare=False)
 
-    @cached_property
-    def raw_relpath(self) -> bytes:
-        """The path below the location, as raw bytes."""
-        return b"/".join(self.key[1])
+    def __post_init__(self):
+        raw = _encoded_directory(self.parts[:-1]) + (fsencode(self.parts[-1]),) if self.parts else ()
+        self.key = (self.target.location.label, raw, self.target.agent, self.target.store)
+        self.raw_relpath = b"/".join(raw)
 
     @property
     def raw_abspath(self) -> bytes:

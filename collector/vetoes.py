@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 
-from aitrail.collector.globs import path_regex, split_segments
+from aitrail.collector.globs import is_literal, path_regex, split_segments
 from aitrail.collector.plan import Target
 from aitrail.collector.walk import Match, Tree
 
@@ -81,14 +81,52 @@ def _magic(segment: str) -> bool:
     return segment == "**" or any(char in segment for char in "*?[")
 
 
-def _compile_never(targets: list[Target]) -> re.Pattern[str] | None:
+def _compile_never(targets: list[Target]) -> NeverGlobs | None:
     variants = set()
     for target in targets:
         segments = target.segments
         variants.add(segments)
         if segments and not segments[-1].endswith("*"):
             variants.add(segments[:-1] + (segments[-1] + "*",))  # a near-copy: name.bak, name~, name.1
-    return _compile_globs(sorted(variants)) if variants else None
+    return NeverGlobs(sorted(variants)) if variants else None
+
+
+class NeverGlobs:
+    """A location's credential globs, matched case-insensitively, each path against its own group only.
+
+    One regex of every agent's globs (over 200 alternatives below a home) cost
+    8 ms to compile and 1.7 us a path to run. The globs are grouped by their
+    first segment when it is a plain ASCII name: a path whose first segment
+    is ASCII can only match the globs of that name (ASCII case folding is the
+    regex's own there) and those whose first segment is a wildcard or not
+    ASCII; any other path is matched against all of them. Each group's regex
+    is compiled when a path first needs it.
+    """
+
+    def __init__(self, variants: list[tuple[str, ...]]):
+        self._variants = variants
+        self._by_first: dict[str, list[tuple[str, ...]]] = {}
+        self._anywhere: list[tuple[str, ...]] = []
+        for segments in variants:
+            first = segments[0]
+            if first.isascii() and is_literal(first) and first != "**":
+                self._by_first.setdefault(first.lower(), []).append(segments)
+            else:
+                self._anywhere.append(segments)
+        self._compiled: dict[str | None, re.Pattern[str] | None] = {}
+
+    def match(self, path: str) -> bool:
+        """True when a glob matches the whole location-relative path (case-insensitively)."""
+        first = path.split("/", 1)[0]
+        group = first.lower() if first.isascii() else None
+        regex = self._compiled.get(group, _UNSET)
+        if regex is _UNSET:
+            members = self._variants if group is None else self._by_first.get(group, []) + self._anywhere
+            regex = self._compiled[group] = _compile_globs(members) if members else None
+        return regex is not None and regex.match(path) is not None
+
+
+_UNSET = object()
 
 
 def _compile_globs(patterns: list[tuple[str, ...]]) -> re.Pattern[str]:
