@@ -7,7 +7,7 @@ construction and is checked again by verify.
 
 from __future__ import annotations
 
-import base64
+import binascii
 import functools
 import json
 import os
@@ -38,8 +38,15 @@ def raw_text(raw: bytes) -> str:
 
 
 def b64(raw: bytes) -> str:
-    """Base64 of raw bytes, as ASCII text."""
-    return base64.b64encode(raw).decode("ascii")
+    """Base64 of raw bytes, as ASCII text (base64.b64encode's text, without its Python wrapper)."""
+    return binascii.b2a_base64(raw, newline=False).decode("ascii")
+
+
+@functools.lru_cache(maxsize=256)
+def _join_prefix(base: str) -> bytes:
+    """What ``os.path.join(os.fsencode(base), relpath)`` puts before a relative ``relpath``."""
+    raw = os.fsencode(base)
+    return raw if not raw or raw.endswith(b"/") else raw + b"/"
 
 
 @functools.lru_cache(maxsize=65536)
@@ -84,7 +91,7 @@ class Entry:
     @property
     def raw_abspath(self) -> bytes:
         """The path on the subject, as raw bytes."""
-        return os.path.join(os.fsencode(self.target.location.base), self.raw_relpath)
+        return _join_prefix(self.target.location.base) + self.raw_relpath  # relpath is never absolute
 
     def as_record(self) -> dict:
         """The files.jsonl line of this match."""

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import base64
 import errno
 import json
+import os
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -34,7 +36,8 @@ def targets(draw) -> Target:
     store = Store(id=draw(TEXT), root="~", include=("x",), role=draw(TEXT), format=draw(st.sampled_from(["jsonl",
                   "sqlite", "json"])), description="", parser=draw(st.one_of(st.none(), TEXT)),
                   origin=draw(st.sampled_from(["primary", "secondary"])))
-    location = Location(label=draw(TEXT), base=draw(st.sampled_from(["/home/alice", "/", "/h\u00e9/b\"q"])),
+    location = Location(label=draw(TEXT), base=draw(st.sampled_from(["/home/alice", "/", "/h\u00e9/b\"q", "",
+                                                                     "/home/bob/", "rel/x"])),
                         kind="home")
     return Target(location=location, agent=draw(TEXT), store=store.id, segments=("x",), glob=draw(TEXT), excludes=(),
                   refines=(), never=False, store_def=store)
@@ -74,6 +77,15 @@ def test_rendered_lines_equal_json_dumps_of_the_record(data):
     batch = data.draw(st.lists(entries(shared), min_size=1, max_size=4))
     batch += data.draw(st.lists(targets().flatmap(entries), max_size=2))
     assert files_jsonl(batch) == reference(batch)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_paths_and_base64_are_the_standard_library_s(data):
+    entry = data.draw(targets().flatmap(entries))
+    assert entry.raw_relpath == b"/".join(os.fsencode(part) for part in entry.parts)
+    assert entry.raw_abspath == os.path.join(os.fsencode(entry.target.location.base), entry.raw_relpath)
+    assert oc.b64(entry.raw_abspath) == base64.b64encode(entry.raw_abspath).decode("ascii")
 
 
 def test_no_entries_is_an_empty_member():
