@@ -9,6 +9,7 @@ extracts it, and the index gives random access to any member.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 import struct
 from dataclasses import dataclass
@@ -141,8 +142,16 @@ def link_name(label: str, parts: tuple[bytes, ...]) -> str:
 
 def payload_and_link_names(label: str, parts: tuple[bytes, ...]) -> tuple[str, str]:
     """``(payload_name, link_name)`` of one path, escaping its components once for both."""
-    below = label + "/" + "/".join(escape_component(part) for part in parts)
+    if not parts:
+        below = label + "/"
+    else:  # the files of one directory share its escaped path
+        below = _escaped_directory(label, parts[:-1]) + escape_component(parts[-1])
     return PAYLOAD_DIR + below, LINKS_DIR + below
+
+
+@functools.lru_cache(maxsize=4096)
+def _escaped_directory(label: str, parts: tuple[bytes, ...]) -> str:
+    return label + "/" + "".join(escape_component(part) + "/" for part in parts)
 
 
 def is_safe_member_name(name: str) -> bool:

@@ -3,8 +3,17 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from aitrail.collector.bundle.layout import escape_component, is_safe_member_name, unescape_component
+from aitrail.collector.bundle.layout import (
+    escape_component,
+    is_safe_member_name,
+    link_name,
+    payload_and_link_names,
+    payload_name,
+    unescape_component,
+)
 from aitrail.collector.globs import GlobError, expand_braces, match_path, validate_glob
 
 
@@ -66,3 +75,12 @@ def test_escaping_is_injective():
 @pytest.mark.parametrize("name", ["/abs", "../x", "a/../b", "a//b", "", "a/./b", "a\\b", "a\nb"])
 def test_unsafe_member_names(name):
     assert not is_safe_member_name(name)
+
+
+@settings(max_examples=300, deadline=None)
+@given(label=st.sampled_from(["alice", "system", "b\u00f6b"]),
+       paths=st.lists(st.lists(st.sampled_from([b"a", b".claude", b"x\xff", b"p^1", b"n%", b"caf\xc3\xa9", b"t\tb"]),
+                               max_size=4), min_size=1, max_size=6))
+def test_payload_and_link_names_escape_every_component(label, paths):
+    for parts in map(tuple, paths):  # several paths: the escaped directories are shared between calls
+        assert payload_and_link_names(label, parts) == (payload_name(label, parts), link_name(label, parts))
