@@ -94,9 +94,14 @@ class BuildPyWithParsedCatalog(build_py):
                                                                                        "catalog_documents.py"))
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
+        try:
+            parsed = module.parsed_documents("catalog")
+        except ImportError as exc:  # pyyaml missing (a build without isolation): every run reads the YAML
+            print(f"aitrail: catalog not pre-parsed ({exc}); it will be read from its YAML", file=sys.stderr)
+            return
         target = os.path.join(self.build_lib, "aitrail", "catalog", module.PARSED_DOCUMENTS)
         with open(target, "w", encoding="utf-8") as handle:
-            json.dump(module.parsed_documents("catalog"), handle, sort_keys=True, separators=(",", ":"))
+            json.dump(parsed, handle, sort_keys=True, separators=(",", ":"))
 
 
 def _stage_sources() -> list[str]:
