@@ -23,11 +23,25 @@ def ns_text(value: int) -> str:
 
 def _record(key: str, value: str) -> bytes:
     r"""One pax record, ``"<length> <key>=<value>\n"``, whose length counts itself."""
-    body = f" {key}={value}\n".encode()
+    return _sized(f" {key}={value}\n".encode())
+
+
+def _sized(body: bytes) -> bytes:
+    """A record's body with its length, which counts its own digits, in front."""
+    if 8 <= len(body) <= 97:  # a two-digit length: every time record of a run
+        return b"%d%s" % (len(body) + 2, body)
     length = len(body) + 1
     while len(str(length)) + len(body) != length:
         length = len(str(length)) + len(body)
     return str(length).encode("ascii") + body
+
+
+def _time_record(key: bytes, value_ns: int) -> bytes:
+    """The pax record of a time in ns (``ns_text``'s text), formatted in one step for times after 1970."""
+    if value_ns >= 0:
+        seconds, nanos = divmod(value_ns, 1_000_000_000)
+        return _sized(b" %s=%d.%09d\n" % (key, seconds, nanos))
+    return _sized(b" %s=%s\n" % (key, ns_text(value_ns).encode("ascii")))
 
 
 # A ustar header is these fixed pieces around six octal fields, the checksum and
@@ -66,13 +80,13 @@ def regular_file_header(name: str, size: int, mode: int, uid: int, gid: int, mti
     mtime = mtime_ns // 1_000_000_000
     records = []
     if atime_ns is not None:
-        records.append(_record("atime", ns_text(atime_ns)))
+        records.append(_time_record(b"atime", atime_ns))
     if ctime_ns is not None:
-        records.append(_record("ctime", ns_text(ctime_ns)))
+        records.append(_time_record(b"ctime", ctime_ns))
     if not 0 <= gid <= _USTAR_LIMITS["gid"]:
         records.append(_record("gid", str(gid)))
         gid = 0
-    records.append(_record("mtime", ns_text(mtime_ns)))
+    records.append(_time_record(b"mtime", mtime_ns))
     plain = encoded.isascii()
     if len(encoded) > 100 or not plain:
         records.append(_record("path", name))
