@@ -28,7 +28,7 @@ from aitrail.collector.expand import Expander
 from aitrail.collector.metadata import write_metadata_members
 from aitrail.collector.pipeline import capture_all
 from aitrail.collector.plan import Home, Planner, Target
-from aitrail.collector.vetoes import Vetoes, credential_inodes
+from aitrail.collector.vetoes import Vetoes, credential_inodes, same_inode_reason
 from aitrail.collector.walk import Match, Tree
 
 SQLITE_COMPANIONS = ("-journal", "-shm", "-wal")
@@ -212,7 +212,7 @@ def _veto_credential_inodes(entries: list[oc.Entry], credential_inodes: dict[tup
             credential = credential_inodes.get((entry.meta.dev, entry.meta.ino))
             if credential is not None:
                 entry.outcome = oc.NEVER_COLLECT
-                entry.reason = f"the same file (device and inode) as the credential {credential}: never opened"
+                entry.reason = same_inode_reason(credential)
 
 
 def _complete_metadata(entries: list[oc.Entry], trees: dict[str, Tree]) -> None:

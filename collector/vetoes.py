@@ -54,8 +54,13 @@ class Vetoes:
         if match.meta is not None and match.kind == "file":
             credential = self.credential_inodes.get((match.meta.dev, match.meta.ino))
             if credential is not None:
-                return f"the same file (device and inode) as the credential {credential}: never opened"
+                return same_inode_reason(credential)
         return None
+
+
+def same_inode_reason(credential: str) -> str:
+    """Why a file with a credential's device and inode is not collected (it is never opened)."""
+    return f"the same file (device and inode) as the credential {credential}: never opened"
 
 
 def credential_inodes(trees: dict[str, Tree], never_targets: dict[str, list[Target]]) -> dict[tuple[int, int], str]:
