@@ -220,7 +220,7 @@ class BundleWriter:
 
     def _drain(self, budget: int = 0) -> None:
         """Write compressed frames, in order, until at most ``budget`` tar bytes are still queued."""
-        while self._pending_bytes > budget or (self._pending and self._pending[0][0].done()):
+        while self._pending and (self._pending_bytes > budget or self._pending[0][0].done()):
             future, entries, unhashed, size = self._pending.popleft()
             self._pending_bytes -= size
             frame, digests = future.result()
