@@ -33,7 +33,7 @@ from typing import IO
 from aitrail.collector.bundle.layout import IndexEntry
 from aitrail.collector.bundle.writer import BundleWriter, HeaderFields
 from aitrail.collector.fsmeta import Meta, fstat_meta, lstat_at, meta_of_stat
-from aitrail.collector.vetoes import same_inode_reason
+from aitrail.collector.vetoes import inode_veto
 from aitrail.collector.walk import Tree
 
 O_NOATIME = getattr(os, "O_NOATIME", 0)
@@ -151,9 +151,9 @@ class Capturer:
         return os.open(name, _OPEN_FLAGS, dir_fd=parent), False
 
     def _capture_regular(self, parent: int, name: str, before: Meta, member: str) -> Capture:
-        credential = self.forbidden.get((before.dev, before.ino))
-        if credential is not None:  # the walk leaves a listed file's lstat to here: vetoed before any open
-            return Capture("never_collect", before=before, notes=[same_inode_reason(credential)])
+        veto = inode_veto(self.forbidden, before)
+        if veto is not None:  # the walk leaves a listed file's lstat to here: vetoed before any open
+            return Capture("never_collect", before=before, notes=[veto])
         try:
             fd, noatime = self._open(parent, name)
         except FileNotFoundError as exc:

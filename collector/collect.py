@@ -28,7 +28,7 @@ from aitrail.collector.expand import Expander
 from aitrail.collector.metadata import write_metadata_members
 from aitrail.collector.pipeline import capture_all
 from aitrail.collector.plan import Home, Planner, Target
-from aitrail.collector.vetoes import Vetoes, credential_inodes, same_inode_reason
+from aitrail.collector.vetoes import Vetoes, credential_inodes, inode_veto
 from aitrail.collector.walk import Match, Tree
 
 SQLITE_COMPANIONS = ("-journal", "-shm", "-wal")
@@ -200,19 +200,21 @@ def _add_sqlite_companions(entries: list[oc.Entry], trees: dict[str, Tree]) -> l
     return entries + extra
 
 
-def _veto_credential_inodes(entries: list[oc.Entry], credential_inodes: dict[tuple[int, int], str]) -> None:
-    """In a dry run, the capture's credential-inode veto, from the lstat ``_complete_metadata`` took.
+def _settle_without_capture(entries: list[oc.Entry], trees: dict[str, Tree],
+                            credential_inodes: dict[tuple[int, int], str]) -> None:
+    """A dry run's outcomes: would_collect, or what the capture would decide before opening anything.
 
-    The walk leaves a listed file's lstat, and so this veto, to the capture,
-    which a dry run does not reach: without this a hard link to a credential
-    would be reported would_collect where a run says never_collect.
+    The walk leaves a listed file's lstat, and so the credential-inode veto, to
+    the capture, which a dry run does not reach: the lstat is taken here
+    (``_complete_metadata``) and the same veto applied to it, so that a hard
+    link to a credential is never_collect in a dry run as in a run.
     """
     for entry in entries:
-        if entry.outcome == "would_collect" and entry.meta is not None and entry.meta.kind == "file":
-            credential = credential_inodes.get((entry.meta.dev, entry.meta.ino))
-            if credential is not None:
-                entry.outcome = oc.NEVER_COLLECT
-                entry.reason = same_inode_reason(credential)
+        entry.outcome = entry.outcome or "would_collect"
+    _complete_metadata(entries, trees)
+    for entry in entries:
+        if entry.outcome == "would_collect" and (veto := inode_veto(credential_inodes, entry.meta)) is not None:
+            entry.outcome, entry.reason = oc.NEVER_COLLECT, veto
 
 
 def _complete_metadata(entries: list[oc.Entry], trees: dict[str, Tree]) -> None:
@@ -282,11 +284,9 @@ def _run(options: CollectOptions) -> CollectResult:
     entries = [_classify(match, run_vetoes, options.max_file_size, trees) for match in matches]
     entries = _dedupe_and_sort(_add_sqlite_companions(entries, trees))
     if options.dry_run:  # nothing is captured: every entry is settled here
-        for entry in entries:
-            entry.outcome = entry.outcome or "would_collect"
-    _complete_metadata(entries, trees)
-    if options.dry_run:
-        _veto_credential_inodes(entries, run_vetoes.credential_inodes)
+        _settle_without_capture(entries, trees, run_vetoes.credential_inodes)
+    else:
+        _complete_metadata(entries, trees)
     opened = [f"{label}:{path}" for label, tree in trees.items() for path in tree.stats.opened]
     result = CollectResult(entries, {}, mode, homes, planner.overrides, opened)
     if options.dry_run:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 
+from aitrail.collector.fsmeta import Meta
 from aitrail.collector.globs import is_literal, path_regex, split_segments
 from aitrail.collector.plan import Target
 from aitrail.collector.walk import Match, Tree
@@ -51,15 +52,16 @@ class Vetoes:
             return "credential store: catalogued, never opened"
         if label in self._home_labels and self._home_secrets.match(path):
             return "a secret of the home that belongs to no agent (docs/catalog.md): never opened"
-        if match.meta is not None and match.kind == "file":
-            credential = self.credential_inodes.get((match.meta.dev, match.meta.ino))
-            if credential is not None:
-                return same_inode_reason(credential)
+        return inode_veto(self.credential_inodes, match.meta)
+
+
+def inode_veto(credential_inodes: dict[tuple[int, int], str], meta: Meta | None) -> str | None:
+    """Why a file with a credential's device and inode is never opened, or None for any other lstat."""
+    if meta is None or meta.kind != "file":
         return None
-
-
-def same_inode_reason(credential: str) -> str:
-    """Why a file with a credential's device and inode is not collected (it is never opened)."""
+    credential = credential_inodes.get((meta.dev, meta.ino))
+    if credential is None:
+        return None
     return f"the same file (device and inode) as the credential {credential}: never opened"
 
 
