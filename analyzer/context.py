@@ -213,12 +213,13 @@ class ParseContext:
         return self.bundle.open_sqlite(source or self.source)
 
     def related(self, store: str) -> list[Source]:
-        """Sources of another store of the same agent (``store`` is local, e.g. ``session_index``)."""
-        qualified = store if "." in store else f"{self.source.agent}.{store}"
-        return self.bundle.by_store(qualified)
+        """Sources of another store of the same agent, in this source's location (the same home or image).
 
-    def related_here(self, store: str) -> list[Source]:
-        """``related(store)`` within this source's location (the same home or image)."""
+        ``store`` is local (``session_index``) or qualified (``agent.store``).
+        A join never crosses homes: two users' homes in one bundle (or one
+        user's home beside an image's) are two subjects, and one's index must
+        not answer for the other's transcripts.
+        """
         qualified = store if "." in store else f"{self.source.agent}.{store}"
         return self.bundle.by_store_at(qualified, self.source.location)
 
@@ -233,10 +234,18 @@ class ParseContext:
         return read_whole(self.bundle, source, named=source.member != self.source.member)
 
     def cached(self, key: tuple, compute: Callable[[], object]) -> object:
-        """Compute a join table once per worker (e.g. a task list read from state.vscdb)."""
-        if key not in self._cache:
-            self._cache[key] = compute()
-        return self._cache[key]
+        """Compute a join table once per worker, agent and location (e.g. a task list read from state.vscdb).
+
+        The cache is shared by every parser of the worker, so the key is
+        always qualified here by this source's agent and location: two agents
+        that call their stores alike (Continue's and PearAI's
+        ``session_index``), or two homes of one bundle, never answer for each
+        other, whatever key a parser passes.
+        """
+        qualified = (self.source.agent, self.source.location, *key)
+        if qualified not in self._cache:
+            self._cache[qualified] = compute()
+        return self._cache[qualified]
 
     @property
     def collection(self) -> dict:

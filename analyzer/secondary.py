@@ -31,14 +31,22 @@ _AGENT = COLUMNS.index("agent")
 _TURN = COLUMNS.index("turn_type")
 
 
-def dedup_key(row: tuple) -> int:
-    """Agent, turn type and whitespace-normalized text: what 'the same row' means across sources.
+_SOURCE = COLUMNS.index("source")
 
-    64 bits of SHA-256: 8 bytes a key in memory; two distinct rows among 3
-    million share one with probability about 2.4e-7.
+
+def dedup_key(row: tuple) -> int:
+    """Location, agent, turn type and whitespace-normalized text: what 'the same row' means across sources.
+
+    The location (the home or image, the ``<label>`` of ``data/<label>/...``)
+    is part of it: a prompt one user typed is not a duplicate of the same
+    words typed by another user of the bundle. 64 bits of SHA-256: 8 bytes a
+    key in memory; two distinct rows among 3 million share one with
+    probability about 2.4e-7.
     """
     text = " ".join(row[_TEXT].split())
-    return int.from_bytes(hashlib.sha256(f"{row[_AGENT]}\0{row[_TURN]}\0{text}".encode()).digest()[:8], "big")
+    location = row[_SOURCE].split("/", 2)[1] if row[_SOURCE].count("/") >= 2 else ""
+    return int.from_bytes(hashlib.sha256(
+        f"{location}\0{row[_AGENT]}\0{row[_TURN]}\0{text}".encode()).digest()[:8], "big")
 
 
 SORT_CHUNK = 1 << 18  # keys sorted as Python ints at a time (about 10 MB of them)

@@ -63,7 +63,7 @@ def _paste_reader(ctx: ParseContext):
     """Hash -> text of paste-cache/<hash>.txt beside this history.jsonl (None when not collected)."""
     def index() -> dict:
         found = {}
-        for source in ctx.related_here("paste_cache"):
+        for source in ctx.related("paste_cache"):
             if source.name.endswith(".txt"):
                 found[(source.directory, source.name.removesuffix(".txt"))] = source
         return found

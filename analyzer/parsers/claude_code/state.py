@@ -115,7 +115,7 @@ def _live_rows(ctx: ParseContext) -> set:
     """What the live ~/.claude.json (and a CLAUDE_CONFIG_DIR one) of this location give."""
     found = set()
     for store in LIVE_STATE_STORES:
-        for source in ctx.related_here(store):
+        for source in ctx.related(store):
             try:
                 document = decode_json(ctx.read(source))
             except (ValueError, UnicodeDecodeError, MemberUnreadable):

@@ -138,7 +138,7 @@ def _absolute_strings(value) -> Iterator[str]:
 def build_map(ctx: ParseContext, location: str, root: str) -> ProjectMap:
     """The project map of one .gemini directory, from its registry and ``.project_root`` files."""
     table = ProjectMap()
-    for source in ctx.related_here("project_roots"):
+    for source in ctx.related("project_roots"):
         if _same_root(source, location, root, top_level=False):
             data = _read(ctx, source)
             path = data.decode("utf-8", "replace").strip() if data else ""
@@ -146,7 +146,7 @@ def build_map(ctx: ParseContext, location: str, root: str) -> ProjectMap:
                 table.by_folder.setdefault(folder_of(source.path).name, path)
                 table.add_candidate(path)
     for store, keys_only in (("projects_registry", True), ("trusted_folders", True), ("user_settings", False)):
-        for source in ctx.related_here(store):
+        for source in ctx.related(store):
             if not _same_root(source, location, root, top_level=True):
                 continue
             try:
