@@ -27,7 +27,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import FIXTURES
-from tests.test_golden import FIXED_NS, cases, frozen_copy, without_bundle_columns
+from tests.test_golden import FIXED_NS, cases, without_bundle_columns
 
 AGENT, SOURCE = 9, 11  # columns of the 17-column timeline
 
@@ -157,7 +157,8 @@ def test_each_agent_gives_its_own_rows_on_a_merged_home(cli, members: list[Path]
     assert differences(expected_by_agent(members), produced) == []
 
 
-@pytest.mark.parametrize("number", range(len(ROUNDS)), ids=lambda number: f"round{number}+round{(number + 1) % len(ROUNDS)}")
+@pytest.mark.parametrize("number", range(len(ROUNDS)),
+                         ids=lambda number: f"round{number}+round{(number + 1) % len(ROUNDS)}")
 def test_two_users_homes_in_one_bundle_do_not_join(cli, number: int, tmp_path: Path):
     """Round N as alice's home and round N+1 as bob's: each home's rows are its own rows alone.
 

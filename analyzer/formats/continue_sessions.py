@@ -93,7 +93,7 @@ def session_index(ctx: ParseContext, index_store: str) -> dict[str, IndexEntry]:
     """The index entries of the same location as the current source (read once per worker)."""
     def load() -> dict[str, IndexEntry]:
         merged: dict[str, IndexEntry] = {}
-        for source in ctx.related_here(index_store):
+        for source in ctx.related(index_store):
             merged.update(read_index(ctx, source)[0])
         return merged
 
