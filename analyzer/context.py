@@ -229,6 +229,11 @@ class ParseContext:
         qualified = None if store is None else (store if "." in store else f"{self.source.agent}.{store}")
         return self.bundle.at(self.source.location, path, qualified)
 
+    def at(self, path: str, store: str | None = None) -> Source | None:
+        """The source at ``path`` (a path of this location, e.g. ``.claude/history.jsonl``), in ``store`` if given."""
+        qualified = None if store is None else (store if "." in store else f"{self.source.agent}.{store}")
+        return self.bundle.at(self.source.location, path, qualified)
+
     def read(self, source: Source) -> bytes:
         """Another member whole (a join); FileTooLarge past MAX_DOCUMENT_BYTES."""
         return read_whole(self.bundle, source, named=source.member != self.source.member)

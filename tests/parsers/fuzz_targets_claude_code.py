@@ -17,6 +17,10 @@ TARGETS = [
     FuzzTarget("claude_code.subagent_meta.v1", "claude-code.subagent_meta",
                f"{PROJECT}{SESSION}/subagents/agent-a3f9c2e1.meta.json"),
     FuzzTarget("claude_code.history.v1", "claude-code.history", ".claude/history.jsonl", jsonl=True, context=PASTE),
+    FuzzTarget("claude_code.paste_cache.v1", "claude-code.paste_cache", ".claude/paste-cache/9f2c4a1b7e3d5c60.txt",
+               context={("claude-code.history", ".claude/history.jsonl"):
+                        b'{"display":"[Pasted text #1]","timestamp":1,"pastedContents":{"1":'
+                        b'{"id":1,"type":"text","contentHash":"9f2c4a1b7e3d5c60"}}}\n'}),
     FuzzTarget("claude_code.global_state.v1", "claude-code.global_state", ".claude.json"),
     FuzzTarget("claude_code.global_state.v1", "claude-code.global_state_backups",
                ".claude/backups/.claude.json.backup.1782900000000", context=LIVE_STATE),

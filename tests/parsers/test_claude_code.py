@@ -144,6 +144,20 @@ def test_a_call_without_a_result_and_a_result_without_a_call_are_reported():
                         "parser: no result recorded for tool call toolu_lost (Bash)"]
 
 
+def test_an_image_or_document_in_a_tool_result_is_a_placeholder_never_its_base64():
+    picture = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "QUJD" * 500}}
+    pdf = {"type": "document", "source": {"type": "base64", "media_type": "application/pdf", "data": "QUJD" * 100}}
+    linked = {"type": "document", "source": {"type": "url", "url": "https://example.com/spec.pdf"}}
+    rows = transcript(user("u1", None, "look at it"),
+                      assistant("u2", "u1", "msg_1", [call("toolu_1", "Read", file_path="shot.png")]),
+                      user("u3", "u2", [result("toolu_1", [{"type": "text", "text": "read 3 parts"}, picture, pdf,
+                                                           linked, {"type": "document"}])]))
+    assert texts(rows, "tool_result") == [
+        "read 3 parts\n[image image/png, 1500 bytes]\n[document application/pdf, 300 bytes]\n"
+        "[document https://example.com/spec.pdf]\n[document]"]
+    assert not [text for text in texts(rows) if "QUJD" in text]
+
+
 def test_denials_give_a_permission_decision_row_with_the_call():
     feedback = ("The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file "
                 "edit, the new_string was NOT written to the file). To tell you how to proceed, the user said:\nno")
@@ -364,7 +378,8 @@ def test_history_rows_of_a_kept_session_are_dropped_and_of_a_deleted_one_kept(cl
         rows = [(row["text"], row["origin"], row["session_id"]) for row in csv.DictReader(handle)
                 if row["turn_type"] == "user"]
     assert rows == [("check this trace TRACE", "primary", SESSION),
-                    ("a prompt whose session was deleted", "secondary", gone)]
+                    ("a prompt whose session was deleted", "secondary", gone),
+                    ("pasted text (#1 of history.jsonl line 1): TRACE", "primary", SESSION)]
 
 
 def test_settings_give_permission_rows_and_never_read_env_or_api_key_helper():

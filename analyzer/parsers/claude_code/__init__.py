@@ -12,6 +12,8 @@ stated in docs/agents/claude-code.md. The package is split by file family:
 * content.py: how one entry's content reads as text;
 * history.py: history.jsonl with paste-cache/, and the 1.0.x
   prompt history inside ~/.claude.json (both secondary);
+* paste.py: each paste-cache/<contentHash>.txt as a row of its own, dated
+  by the history.jsonl prompt that named it;
 * state.py: ~/.claude.json (project map, allowedTools, legacy
   prompts; backups minus the live file), settings permission rules, todos,
   tasks, plans and the sub-agent sidecar.
@@ -29,6 +31,7 @@ jeremedia/claude-code-log-format@a5892fe165 CLAUDE_CODE_LOG_FORMAT.md:57-566, so
 """
 
 from .history import parse_history
+from .paste import parse_paste_cache
 from .state import (
     parse_global_state,
     parse_plan,
@@ -43,6 +46,7 @@ PARSERS = (
     ("claude_code.transcript.v1", parse_transcript),
     ("claude_code.subagent_meta.v1", parse_subagent_meta),
     ("claude_code.history.v1", parse_history),
+    ("claude_code.paste_cache.v1", parse_paste_cache),
     ("claude_code.global_state.v1", parse_global_state),
     ("claude_code.settings.v1", parse_settings),
     ("claude_code.todos.v1", parse_todos),
