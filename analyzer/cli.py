@@ -13,7 +13,8 @@ from aitrail.analyzer.export import FORMATS
 from aitrail.analyzer.forkpool import WorkerLost
 
 SUMMARY_COLUMNS = (("agent", "agent", "<"), ("store", "store", "<"), ("files", "files", ">"), ("rows", "rows", ">"),
-                   ("bad", "bad_records", ">"), ("recovered", "secondary_kept", ">"), ("dup", "secondary_dropped", ">"))
+                   ("bad", "bad_records", ">"), ("unpaired", "unpaired", ">"), ("recovered", "secondary_kept", ">"),
+                   ("dup", "secondary_dropped", ">"))
 
 
 @click.command("analyze")
@@ -151,12 +152,41 @@ def summary_table(summary: dict) -> list[str]:
     return lines
 
 
+NOT_PARSED_SHOWN = 40  # files listed on stderr; --summary and the report list every one
+
+
+def terminal_text(value: object) -> str:
+    """A bundle value safe to print: every non-printable character as a visible escape (no terminal control)."""
+    text = str(value)
+    if text.isprintable():
+        return text
+    return "".join(char if char.isprintable() else char.encode("unicode_escape").decode("ascii") for char in text)
+
+
+def not_parsed_lines(items: list[dict]) -> list[str]:
+    """Collected files no parser read: one line per store (files, bytes, why), then the files themselves."""
+    if not items:
+        return []
+    stores: dict[tuple[str, str, str], list[int]] = {}
+    for item in items:
+        count = stores.setdefault((item["agent"], item["store"], item["reason"]), [0, 0])
+        count[0], count[1] = count[0] + 1, count[1] + item["size"]
+    lines = [f"collected, not parsed: {len(items)} file(s), {sum(item['size'] for item in items)} bytes"]
+    lines += [f"  {terminal_text(store)}: {files} file(s), {size} bytes ({terminal_text(reason)})"
+              for (_, store, reason), (files, size) in sorted(stores.items())]
+    lines += [f"  {item['sha256']}  {item['size']:>10}  {terminal_text(item['member'])}"
+              for item in items[:NOT_PARSED_SHOWN]]
+    if len(items) > NOT_PARSED_SHOWN:
+        lines.append(f"  ... and {len(items) - NOT_PARSED_SHOWN} more (every one in --summary and the report)")
+    return lines
+
+
 def _print_summary(summary: dict) -> None:
     echo = lambda text="": click.echo(text, err=True)  # noqa: E731
     for line in summary_table(summary):
         echo(line)
-    for item in summary["not_parsed"]:
-        echo(f"not parsed (no parser yet for {item['parser']}): {item['files']} file(s) of {item['store']}")
+    for line in not_parsed_lines(summary["not_parsed"]):
+        echo(line)
     if summary.get("signature"):
         echo(f"signature: {summary['signature']}")
     target = "stdout" if summary["output"] == "-" else summary["output"]

@@ -26,6 +26,10 @@ COLUMNS = (
 TURN_TYPES = ("user", "assistant", "system", "tool_use", "tool_result", "thinking")
 TIMESTAMP_SOURCES = ("record", "index", "file-mtime", "log-dir", "none")
 ORIGINS = ("primary", "secondary")
+# ``parser:`` rows that say a call and its result are not both in the store: the conversation is
+# incomplete (cut short, refused, its result lost with a deleted file), the file itself is not
+# damaged. The summary and the report count them apart from the rows of damaged records.
+UNPAIRED_PREFIXES = ("parser: no result recorded for tool call ", "parser: tool result for ")
 
 
 

@@ -53,7 +53,8 @@ from aitrail.analyzer.rows import COLUMNS, Draft, Provenance, stamp
 from aitrail.analyzer.runs import Held, Parked, Run, Stored
 from aitrail.analyzer.secondary import dedup_key
 from aitrail.analyzer.tally import Tally
-from aitrail.analyzer.worker import BatchResult, StoreStats, Worker, is_bad
+from aitrail.analyzer.unparsed import unparsed_sources
+from aitrail.analyzer.worker import BatchResult, StoreStats, Worker, parser_row_kind
 from aitrail.collector.bundle.reader import BundleFormatError
 from aitrail.collector.verify import RateLimiter, sha256_of_file
 from aitrail.collector.verify_frames import FrameFindings
@@ -128,7 +129,7 @@ class AnalyzeResult:
     verified: bool
     problems: list[str]
     stores: dict[tuple[str, str], StoreStats]
-    not_parsed: dict[tuple[str, str], int]
+    not_parsed: list[dict]  # every collected file no parser read (analyzer/unparsed.py), with its bundle
     signature: str = ""
     warnings: list[str] = field(default_factory=list)
     runs: list[Run | Held | Stored] = field(default_factory=list)  # sorted runs not merged yet (one bundle of several)
@@ -148,8 +149,7 @@ class AnalyzeResult:
             "rows": self.rows,
             **self.tally.as_record(),
             "stores": [stats.as_record() for _, stats in sorted(self.stores.items())],
-            "not_parsed": [{"store": store, "parser": parser, "files": count}
-                           for (store, parser), count in sorted(self.not_parsed.items())],
+            "not_parsed": self.not_parsed,
         }
 
 
@@ -248,7 +248,7 @@ def _combined(results: list[AnalyzeResult], count: int, several: bool) -> Analyz
         result.rows, result.runs = count, []
         return result
     stores: dict[tuple[str, str], StoreStats] = {}
-    not_parsed: dict[tuple[str, str], int] = {}
+    not_parsed: list[dict] = []
     problems, warnings = [], []
     for result in results:
         path = result.bundles[0]["bundle"]
@@ -256,8 +256,7 @@ def _combined(results: list[AnalyzeResult], count: int, several: bool) -> Analyz
         warnings += [f"{path}: {warning}" for warning in result.warnings]
         for key, stats in result.stores.items():
             stores.setdefault(key, StoreStats(stats.agent, stats.store)).merge(stats)
-        for key, files in result.not_parsed.items():
-            not_parsed[key] = not_parsed.get(key, 0) + files
+        not_parsed += result.not_parsed
     tally = Tally()
     for result in results:
         tally.merge(result.tally)
@@ -281,13 +280,12 @@ def _check_structure_first(options: AnalyzeOptions, worker: Worker):
 def _analyze(options: AnalyzeOptions, worker: Worker, structure: Structure) -> AnalyzeResult:
     bundle = worker.bundle
     stats: dict[tuple[str, str], StoreStats] = {}
-    not_parsed: dict[tuple[str, str], int] = {}
+    not_parsed = [{"bundle": options.bundle, **item.as_record()}
+                  for item in unparsed_sources(bundle, worker.registry, options.agents)]
     wanted = [source for source in bundle.sources if source.parser and not source.companion_of
               and (not options.agents or source.agent in options.agents)]
     for source in wanted:
         stats.setdefault((source.agent, source.store), StoreStats(source.agent, source.store)).files += 1
-        if source.parser not in worker.registry:
-            not_parsed[(source.store, source.parser)] = not_parsed.get((source.store, source.parser), 0) + 1
     parsable = [source for source in wanted if source.parser in worker.registry]
     secondary = [source for source in parsable if source.origin == "secondary"]
     primary = [source for source in parsable if source.origin != "secondary"]
@@ -373,13 +371,15 @@ def _parse_secondary(worker: Worker, sources: list[Source], stats,
 
 def _spool_secondary(worker: Worker, sources: list[Source], stats, spool: secondary_module.Spool) -> None:
     for source in sorted(sources, key=lambda item: item.member):
-        rows = bad = 0
+        rows, kinds = 0, {"bad": 0, "unpaired": 0}
         for key, row in worker.rows(source):
             spool.add(dedup_key(row), (row[_AGENT], row[_STORE], row[_SESSION]), row[_ORIGIN] == "secondary", key,
                       worker.render(row).encode("utf-8"), (row[_AGENT], row[_TURN]))
             rows += 1
-            bad += is_bad(row)
-        stats[(source.agent, source.store)].add_rows(rows, bad)
+            kind = parser_row_kind(row)
+            if kind is not None:
+                kinds[kind] += 1
+        stats[(source.agent, source.store)].add_rows(rows, kinds["bad"], kinds["unpaired"])
 
 
 def _parse_primary(options: AnalyzeOptions, worker: Worker, sources: list[Source], stats, tally: Tally,
@@ -433,7 +433,7 @@ def _parse_primary(options: AnalyzeOptions, worker: Worker, sources: list[Source
         tally.merge(result.tally)
         matched |= result.matched
         for count in result.counts:
-            stats[(count.agent, count.store)].add_rows(count.rows, count.bad)
+            stats[(count.agent, count.store)].add_rows(count.rows, count.bad, count.unpaired)
     return report, runs, matched
 
 

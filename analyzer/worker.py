@@ -21,7 +21,7 @@ from aitrail.analyzer import runs as runs_module
 from aitrail.analyzer.bundle import Bundle, Source
 from aitrail.analyzer.dispatch import parse_source
 from aitrail.analyzer.registry import Parser, parsers, wanted_prefixes
-from aitrail.analyzer.rows import COLUMNS
+from aitrail.analyzer.rows import COLUMNS, UNPAIRED_PREFIXES
 from aitrail.analyzer.runs import Held, Parked, Run
 from aitrail.analyzer.secondary import KeySet, dedup_key
 from aitrail.analyzer.tally import Tally
@@ -36,20 +36,28 @@ _TURN = COLUMNS.index("turn_type")
 
 @dataclass
 class StoreStats:
-    """What the analyzer did with one store: files, rows, bad records, secondary rows kept and dropped."""
+    """What the analyzer did with one store: files, rows, bad records, unpaired calls, secondary rows kept and dropped.
+
+    ``bad_records`` counts the ``parser:`` rows of damaged or unreadable
+    records; ``unpaired`` those of a call without its result or a result
+    without its call (rows.UNPAIRED_PREFIXES): an incomplete conversation in
+    a sound file.
+    """
 
     agent: str
     store: str
     files: int = 0
     rows: int = 0
     bad_records: int = 0
+    unpaired: int = 0
     secondary_kept: int = 0
     secondary_dropped: int = 0
 
-    def add_rows(self, rows: int, bad: int) -> None:
-        """Count rows parsed from one file (``bad`` of them ``parser:`` rows)."""
+    def add_rows(self, rows: int, bad: int, unpaired: int = 0) -> None:
+        """Count rows parsed from one file (``bad`` of them damaged-record rows, ``unpaired`` unpaired-call rows)."""
         self.rows += rows
         self.bad_records += bad
+        self.unpaired += unpaired
 
     def secondary_outcome(self, dropped: bool, secondary: bool) -> None:
         """Count one spooled secondary row: dropped (a primary row has it) or kept."""
@@ -61,7 +69,7 @@ class StoreStats:
 
     def merge(self, other: StoreStats) -> None:
         """Add another bundle's counts of the same store."""
-        for name in ("files", "rows", "bad_records", "secondary_kept", "secondary_dropped"):
+        for name in ("files", "rows", "bad_records", "unpaired", "secondary_kept", "secondary_dropped"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
 
     def as_record(self) -> dict:
@@ -77,6 +85,7 @@ class SourceCount:
     store: str
     rows: int
     bad: int
+    unpaired: int = 0
 
 
 @dataclass
@@ -107,9 +116,12 @@ def _keyed_turns(keys: KeySet | None, agent: str) -> frozenset | _AnyTurn | None
     return turns or None
 
 
-def is_bad(row: tuple) -> bool:
-    """True for a ``parser:`` row (a record that could not be read)."""
-    return row[_TEXT].startswith("parser:")
+def parser_row_kind(row: tuple) -> str | None:
+    """``bad`` for a row of a damaged or unreadable record, ``unpaired`` for a call or result alone, else None."""
+    text = row[_TEXT]
+    if not text.startswith("parser:"):
+        return None
+    return "unpaired" if text.startswith(UNPAIRED_PREFIXES) else "bad"
 
 
 class Worker:
@@ -183,13 +195,16 @@ class Worker:
         spill_at = max(hold_bytes, RUN_BYTES)  # a batch held whole, or runs of RUN_BYTES once it cannot be
         for member, store in members:
             source = self.bundle.source_for(member, store)  # a file matched by two stores is two sources
-            rows = bad = 0
+            rows = bad = unpaired = 0
             session, in_session = "", 0  # rows of a file come session by session: counted per stretch
             turns = _keyed_turns(keys, source.agent)
             for key, row in self.rows(source):
                 rows += 1
-                if row[_TEXT].startswith("parser:"):  # is_bad, inline: this loop runs once per row
-                    bad += 1
+                if row[_TEXT].startswith("parser:"):  # parser_row_kind, inline: this loop runs once per row
+                    if row[_TEXT].startswith(UNPAIRED_PREFIXES):
+                        unpaired += 1
+                    else:
+                        bad += 1
                 if turns is not None and row[_TURN] in turns:  # only a row of a keyed kind can match a key
                     digest = dedup_key(row)
                     if keys is not None and digest in keys:
@@ -207,7 +222,7 @@ class Worker:
                     pending, held = [], 0
             if in_session:
                 sessions[(source.agent, session)] += in_session
-            result.counts.append(SourceCount(source.agent, source.store, rows, bad))
+            result.counts.append(SourceCount(source.agent, source.store, rows, bad, unpaired))
         if pending and (result.runs or held > hold_bytes):
             result.runs.append(self._write_run(pending, batch, len(result.runs), tally))
         elif pending:  # the whole batch stayed under hold_bytes: it goes back in memory, never to disk

@@ -168,7 +168,7 @@ SCRIPT = r"""
     var b = box.getAttribute("data-bundle"), kind = box.getAttribute("data-kind"), body = box.querySelector(".body");
     if (body.firstChild) { return; }
     var list = meta(b)[kind], render = FINDINGS[kind] || FINDINGS.rows;
-    if (kind === "permissions" || kind === "problems") { render = FINDINGS.rows; }
+    if (kind === "permissions" || kind === "problems" || kind === "unpaired") { render = FINDINGS.rows; }
     if (kind === "secondary") { render = FINDINGS.sessions; }
     paged(body, list.length, PAGE, function (n) { return render(b, list[n]); });
   }

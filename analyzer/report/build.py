@@ -64,7 +64,7 @@ def _prepare(number: int, sha256: str, path: str, result: Verification, options:
     jsonl = os.path.join(temp, f"{number}.jsonl")
     # a bundle check_bundles verified without a problem is not hashed again (if the file still has that
     # SHA-256); a failed one, analyzed only with --force, is verified again and gets its verify: row
-    analyze(AnalyzeOptions(bundle=path, output=jsonl, format="jsonl", force=options.force, jobs=options.jobs,
+    analyzed = analyze(AnalyzeOptions(bundle=path, output=jsonl, format="jsonl", force=options.force, jobs=options.jobs,
                            progress=False, public_key=options.public_key,
                            require_signature=options.require_signature,
                            verified_sha256=sha256 if result.ok and sha256 else None))
@@ -74,7 +74,7 @@ def _prepare(number: int, sha256: str, path: str, result: Verification, options:
     os.unlink(jsonl)
     meta = {"sessions": [session.as_list() for session in digest.sessions], "sources": digest.sources,
             "commands": digest.commands, "writes": digest.writes, "permissions": digest.permissions,
-            "problems": digest.problems, "secondary": digest.secondary_only()}
+            "problems": digest.problems, "unpaired": digest.unpaired, "secondary": digest.secondary_only()}
     with open(meta_path, "w", encoding="utf-8", errors="backslashreplace") as out:
         out.write(timeline.script_json(meta))
     counts = collection.get("counts") if isinstance(collection.get("counts"), dict) else {}
@@ -82,6 +82,7 @@ def _prepare(number: int, sha256: str, path: str, result: Verification, options:
               + ("" if result.ok else '<p class="failed">THIS BUNDLE FAILED VERIFICATION: it was analyzed only '
                                       'because --force was given; nothing in it can be trusted.</p>')
               + html.verification_section(result) + html.accounting_section(accounting, counts)
+              + html.not_parsed_section(analyzed.not_parsed)
               + html.timeline_section(number, digest))
     return Prepared(sha256, result.ok, static, meta_path, rows_path)
 

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from html import escape
 
-from aitrail.analyzer.report.data import Accounting, Verification, section, text
+from aitrail.analyzer.report.data import LIST_MAX, Accounting, Verification, section, text
 from aitrail.analyzer.report.svg import activity_svg
 from aitrail.analyzer.report.timeline import Digest
 
 FINDING_KINDS = (("commands", "Commands run (with their results)"), ("writes", "Files written or edited"),
                  ("permissions", "Permission decisions and settings"),
-                 ("secondary", "Sessions recovered only from secondary stores"), ("problems", "Parser problems"))
+                 ("secondary", "Sessions recovered only from secondary stores"),
+                 ("problems", "Damaged or unreadable records (parser: rows)"),
+                 ("unpaired", "Tool calls without a recorded result, results without a call (the file is sound)"))
 
 
 def e(value) -> str:
@@ -93,11 +95,18 @@ def accounting_section(accounting: Accounting, counts: dict) -> str:
     return "".join(out)
 
 
+def not_parsed_section(items: list[dict]) -> str:
+    """Every collected file no parser read (documentary stores, companions without their database), capped."""
+    entries = [{**item, "size": text(item.get("size"))} for item in items[:LIST_MAX]]
+    return _file_list("Collected, not parsed (no rows come from these files; extract them by member)", len(items),
+                      entries, ("agent", "store", "member", "size", "sha256", "reason"))
+
+
 def timeline_section(number: int, digest: Digest) -> str:
     """The chart, the findings' collapsed sections and the session list of one bundle."""
     lengths = {"commands": len(digest.commands), "writes": len(digest.writes),
                "permissions": len(digest.permissions), "secondary": len(digest.secondary_only()),
-               "problems": len(digest.problems)}
+               "problems": len(digest.problems), "unpaired": len(digest.unpaired)}
     out = [f"<h3>Activity per agent per day (UTC), {digest.rows} rows</h3>", activity_svg(digest.activity)]
     if digest.bad_lines:
         out.append(f'<p class="bad">{digest.bad_lines} timeline lines could not be read.</p>')

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import IO
 
 from aitrail.analyzer.report import tools
+from aitrail.analyzer.rows import UNPAIRED_PREFIXES
 
 TEXT_MAX = 20_000  # characters of one row's text in the page; the timeline keeps all of it
 ROW_LINE_MAX = 64 << 20  # a timeline line longer than this is not one analyze wrote
@@ -50,7 +51,8 @@ class Digest:
     commands: list[list] = field(default_factory=list)  # [row, result row or -1, command]
     writes: list[list] = field(default_factory=list)  # [row, path]
     permissions: list[int] = field(default_factory=list)
-    problems: list[int] = field(default_factory=list)
+    problems: list[int] = field(default_factory=list)  # parser: rows of damaged or unreadable records
+    unpaired: list[int] = field(default_factory=list)  # a call without its result, a result without its call
     activity: Counter = field(default_factory=Counter)  # (agent, day) -> rows
     bad_lines: int = 0
 
@@ -110,7 +112,7 @@ class _Builder:
     def _findings(self, number: int, session: int, turn: str, tool: str, call_id: str, text: str) -> None:
         digest = self.digest
         if text.startswith(tools.PARSER_PREFIX):
-            digest.problems.append(number)
+            (digest.unpaired if text.startswith(UNPAIRED_PREFIXES) else digest.problems).append(number)
         if tools.is_permission(text):
             digest.permissions.append(number)
         if turn == "tool_result" and call_id:

@@ -70,12 +70,32 @@ def test_summary_json_counts_files_rows_and_recoveries(cli, demo_bundle, tmp_pat
     stores = {item["store"]: item for item in summary["stores"]}
     assert summary["verified"] is True
     # two parser: rows, as fixtures/pearai/agent-task/README.md states: the ui_messages.json call left without
-    # output and the API history's last call
-    assert stores["pearai.agent_tasks"]["files"] == 4 and stores["pearai.agent_tasks"]["bad_records"] == 2
+    # output and the API history's last call; calls without results, not damage: unpaired, not bad
+    assert stores["pearai.agent_tasks"]["files"] == 4 and stores["pearai.agent_tasks"]["bad_records"] == 0
+    assert stores["pearai.agent_tasks"]["unpaired"] == 2
+
     assert stores["pearai.global_state_backup"]["secondary_kept"] == 3
     assert stores["pearai.global_state_backup"]["secondary_dropped"] == 4
     assert summary["rows"] == sum(item["rows"] for item in summary["stores"])
     assert "pearai.agent_tasks" in result.stderr  # the same table on stderr
+
+
+def test_every_collected_file_no_parser_read_is_listed_with_its_digest(cli, tmp_path_factory, tmp_path):
+    """A documentary file is in the summary (with size and SHA-256) and on stderr."""
+    home = tmp_path / "home"
+    shutil.copytree(FIXTURES / "demo-home", home)
+    bundle = collect_fixture_home(tmp_path_factory, home, "documentary")
+    summary_path = tmp_path / "s.json"
+    result = cli("analyze", bundle, "-o", tmp_path / "t.csv", "--summary", summary_path)
+    assert result.exit_code == 0
+    listed = {item["store"]: item for item in json.loads(summary_path.read_text())["not_parsed"]}
+    settings = listed["pearai.user_settings"]
+    assert settings["reason"].startswith("documentary store") and settings["path"].endswith("settings.json")
+    assert settings["size"] == (home / settings["path"]).stat().st_size
+    assert settings["sha256"] == hashlib.sha256((home / settings["path"]).read_bytes()).hexdigest()
+    assert settings["sha256"] in result.stderr and "collected, not parsed: " in result.stderr
+    parsed = {source["store"] for source in json.loads(summary_path.read_text())["stores"]}
+    assert not parsed & set(listed)  # a store that gave rows is never listed as not parsed
 
 
 def test_damaged_bundle_is_refused(cli, demo_bundle, tmp_path):
