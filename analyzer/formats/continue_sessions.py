@@ -36,7 +36,14 @@ from aitrail.analyzer.formats.calls import CallLedger, no_result_row
 from aitrail.analyzer.formats.cline_tasks import number
 from aitrail.analyzer.formats.decode import decode_json
 from aitrail.analyzer.formats.jsonl import Line, read_jsonl
-from aitrail.analyzer.formats.text import bad_file, bad_line, bad_record, json_document
+from aitrail.analyzer.formats.text import (
+    bad_file,
+    bad_line,
+    bad_record,
+    image_placeholder,
+    is_image_block,
+    json_document,
+)
 from aitrail.analyzer.formats.vscode_workspace import uri_target
 from aitrail.analyzer.rows import Draft, ns_from_iso, ns_from_ms
 
@@ -109,8 +116,8 @@ def message_text(content) -> str:
         for part in content:
             if isinstance(part, dict) and part.get("type") == "text":
                 parts.append(str(part.get("text", "")))
-            elif isinstance(part, dict) and part.get("type") == "imageUrl":
-                parts.append("[image]")
+            elif is_image_block(part):  # {"type":"imageUrl","imageUrl":{"url":"data:..."}}: never the bytes
+                parts.append(image_placeholder(part))
             else:
                 parts.append(json.dumps(part, sort_keys=True))
         return "\n".join(parts)

@@ -58,6 +58,16 @@ def test_a_rejected_call_is_denied_with_its_tool_use_id():
     assert denied.tool_use_id == "call_1" and denied.locator == "json:/history/0/toolCallStates/0/status"
 
 
+def test_an_image_part_is_the_shared_placeholder_never_its_base64():
+    pasted = {"type": "imageUrl", "imageUrl": {"url": "data:image/jpeg;base64," + "QUJD" * 300}}
+    linked = {"type": "imageUrl", "imageUrl": {"url": "https://example.com/diagram.png"}}
+    history = [{"message": {"role": "user", "content": [{"type": "text", "text": "why this error?"}, pasted, linked]}}]
+    rows = session_rows(history)
+    assert [row.text for row in rows if row.turn_type == "user"] == [
+        "why this error?\n[image image/jpeg, 900 bytes]\n[image https://example.com/diagram.png]"]
+    assert not [row for row in rows if "QUJD" in row.text]
+
+
 def test_rows_take_the_index_time_and_an_unlisted_session_none():
     history = [{"message": {"role": "user", "content": "hi"}}]
     listed = session_rows(history, [{"sessionId": "s1", "dateCreated": "1763474530000"}])

@@ -352,3 +352,40 @@ def test_an_interrupted_prior_turn_is_a_row_after_the_prompt():
 def test_a_backend_tool_call_is_named_by_its_kind_and_needs_no_result():
     rows = chat_rows(jsonl({"type": "backend_tool_call", "kind": "web_search"}))
     assert [(row.turn_type, row.tool_name, row.tool_use_id) for row in rows] == [("tool_use", "web_search", "")]
+
+
+def test_a_backend_tool_call_is_named_by_its_tool_type_keyed_by_its_id_and_carries_its_own_result():
+    # Grok Build writes BackendToolCallItem{kind: BackendToolKind} tagged by tool_type
+    # (xai-org/grok-build crates/codegen/xai-grok-sampling-types/src/conversation.rs)
+    rows = chat_rows(jsonl({"type": "backend_tool_call", "kind": {
+        "tool_type": "web_search", "id": "ws_1", "status": "completed",
+        "action": {"type": "search", "query": "grok build", "sources": [{"type": "url", "url": "https://x.ai/a"}]}}}))
+    assert [(row.turn_type, row.tool_name, row.tool_use_id) for row in rows] == [
+        ("tool_use", "web_search", "ws_1"), ("tool_result", "web_search", "ws_1")]
+    assert rows[0].text == '{"action":{"type":"search","query":"grok build"}}'
+    assert rows[1].text == '{"status":"completed","sources":[{"type":"url","url":"https://x.ai/a"}]}'
+
+
+def test_a_backend_tool_type_that_is_not_a_short_string_never_lands_in_the_tool_name():
+    rows = chat_rows(jsonl({"type": "backend_tool_call", "kind": {"tool_type": {"nested": "x" * 50}, "id": ["a"]}}))
+    assert {(row.tool_name, row.tool_use_id) for row in rows} == {("backend_tool_call", "")}
+
+
+def test_an_image_part_is_a_placeholder_never_its_base64():
+    payload = "QUJD" * 1000  # 3000 bytes
+    rows = chat_rows(jsonl(
+        {"type": "user", "content": [{"type": "text", "text": "what is wrong here?"},
+                                     {"type": "image", "url": f"data:image/png;base64,{payload}"}]},
+        {"type": "assistant", "content": "", "tool_calls": [{"id": "c1", "name": "read_file", "arguments": "{}"}]},
+        {"type": "tool_result", "tool_call_id": "c1", "content": "Image file a.png",
+         "images": [{"type": "image", "url": "https://example.com/a.png"}]},
+    ))
+    assert rows[0].text == "what is wrong here?\n[image image/png, 3000 bytes]"
+    assert [row.text for row in rows if row.turn_type == "tool_result"] == [
+        "Image file a.png\n[image https://example.com/a.png]"]
+    assert not [row for row in rows if "QUJD" in row.text]
+
+
+def test_a_tool_use_line_whose_content_is_a_text_block_shows_the_text():
+    rows = chat_rows(jsonl({"type": "tool_use", "content": [{"type": "text", "text": "running git log -3"}]}))
+    assert [(row.turn_type, row.text) for row in rows] == [("tool_use", "running git log -3")]

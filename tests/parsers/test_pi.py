@@ -100,10 +100,22 @@ def test_model_rows_follow_model_changes_and_replies():
                                                                           "model: gpt-5 -> claude-opus-4-1"]
 
 
-def test_an_image_is_a_placeholder_never_its_bytes():
+def test_an_image_is_the_shared_placeholder_with_its_decoded_size_never_its_bytes():
     image = {"role": "user", "content": [{"type": "image", "mimeType": "image/png", "data": "QUJD" * 50}]}
     rows = session_rows(entry("a", None, image))
-    assert rows[1].text == "[image image/png, 200 base64 characters]"
+    assert rows[1].text == "[image image/png, 150 bytes]"
+
+
+def test_an_image_in_a_tool_result_or_an_assistant_reply_is_a_placeholder_too():
+    result = {**RESULT, "content": [{"type": "text", "text": "screenshot:"},
+                                    {"type": "image", "mimeType": "image/jpeg", "data": "QUJD" * 400}]}
+    reply = {"role": "assistant", "model": "claude-sonnet-4-5", "stopReason": "stop",
+             "content": [{"type": "image", "mimeType": "image/png", "data": "QUJD" * 400}]}
+    rows = session_rows(entry("a", None, CALL), entry("b", "a", result), entry("c", "b", reply))
+    assert [row.text for row in rows if row.turn_type == "tool_result"] == [
+        "screenshot:\n[image image/jpeg, 1200 bytes]"]
+    assert "assistant block image: [image image/png, 1200 bytes]" in [row.text for row in rows]
+    assert not [row for row in rows if "QUJD" in row.text]
 
 
 def test_settings_withhold_the_tracking_id_and_proxy_credentials():

@@ -27,7 +27,7 @@ import re
 
 from aitrail.analyzer.formats.idioms import as_dict, as_list
 from aitrail.analyzer.formats.scan import tag_pairs
-from aitrail.analyzer.formats.text import excerpt
+from aitrail.analyzer.formats.text import base64_size, excerpt, image_placeholder, is_image_block
 
 # Rejection texts Claude Code writes as the tool_result of a call the user (or a rule) refused.
 REJECT = "The user doesn't want to proceed with this tool use."
@@ -90,7 +90,12 @@ def slash_command(text: str) -> str | None:
 
 
 def block_text(block) -> str:
-    """A content block inside a user message or tool result, as text."""
+    """A content block inside a user message or tool result, as text.
+
+    A picture is the placeholder every agent writes (``[image image/png,
+    48213 bytes]``) and a document the same with its media type; their
+    base64 is never copied into a row.
+    """
     if isinstance(block, str):
         return block
     if not isinstance(block, dict):
@@ -98,11 +103,31 @@ def block_text(block) -> str:
     kind = block.get("type")
     if kind == "text":
         return str(block.get("text", ""))
-    if kind in ("image", "document"):
-        return f"[{kind}]"
+    if is_image_block(block):
+        return image_placeholder(block)
+    if kind == "document":
+        return document_placeholder(block)
     if kind == "tool_reference":
         return f"[tool_reference {block.get('tool_name', '')}]"
     return json.dumps(block, ensure_ascii=False, sort_keys=True)
+
+
+def document_placeholder(block: dict) -> str:
+    """``[document]``, with the media type and decoded size (or the address) its ``source`` gives.
+
+    ``source`` is ``{type: "base64", media_type, data}``, ``{type: "text",
+    media_type, data}`` (plain text: no size is claimed), ``{type: "url", url}``
+    or ``{type: "content", content}`` (Anthropic Messages API document block).
+    """
+    source = block.get("source")
+    source = source if isinstance(source, dict) else {}
+    media_type, data, url = source.get("media_type"), source.get("data"), source.get("url")
+    facts = [excerpt(media_type, 100)] if isinstance(media_type, str) and media_type else []
+    if source.get("type") == "base64" and isinstance(data, str) and data:
+        facts.append(f"{base64_size(data)} bytes")
+    elif isinstance(url, str) and url:
+        facts.append(excerpt(url, 200))
+    return f"[document {', '.join(facts)}]" if facts else "[document]"
 
 
 def result_text(content) -> str:

@@ -2,7 +2,8 @@ r"""Grok: the two unrelated terminal agents that share ~/.grok.
 
 The row rules are those of docs/agents/grok.md.
 
-xAI's Grok Build (closed source; every record shape is observed, [obs]):
+xAI's Grok Build (record shapes observed, [obs]; the chat_history items checked against its
+published source, [src]):
 
 * ``sessions/<URL-encoded cwd>/<session>/chat_history.jsonl``: both observed
   shapes (ns ISO ``timestamp`` per line, or no time: file-mtime), tool calls
@@ -32,7 +33,9 @@ Sample records::
     {"timestamp":"2026-07-02T09:14:05.120384512Z","session_id":"01981c3a-...","prompt":"...","is_bash":false}
     messages: ('3f9a1c7e2b4d', 1, 'assistant', '{"role":"assistant","content":[{"type":"tool-call",...}]}', ...)
 
-References: superagent-ai/grok-cli@fb97af83f0 src/storage/db.ts:23-40, src/storage/migrations.ts:28-110,
+References: xai-org/grok-build@19d42e35c0 crates/codegen/xai-grok-sampling-types/src/conversation.rs:68-100,
+316-339,396-419,508-517 (chat_history items: ConversationItem, ToolResultItem, BackendToolKind, ContentPart,
+ToolCall); superagent-ai/grok-cli@fb97af83f0 src/storage/db.ts:23-40, src/storage/migrations.ts:28-110,
 src/storage/transcript.ts:114-200, src/utils/workspace-trust.ts:6-21,41-43, src/agent/delegations.ts:15-36,74-94,
 225-235, src/tools/schedule.ts:7-22, src/payments/history.ts:6-15, src/payments/types.ts:14-27;
 tony/agentgrep@03d12d60c0 src/agentgrep/store_catalog/grok.py and tony/agentgrep@9278f55600

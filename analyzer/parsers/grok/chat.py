@@ -13,12 +13,20 @@ Rows: ``user`` for typed prompts; a user line with ``synthetic_reason``
 or changes; each ``tool_calls[]`` entry a ``tool_use`` row (tool_use_id = its
 ``id``); ``tool_result`` a ``tool_result`` row joined by ``tool_call_id``;
 reasoning summaries ``thinking`` rows (``encrypted_content`` is never shown);
+a ``backend_tool_call`` (run by xAI's server) a ``tool_use`` row named by
+``kind.tool_type`` with ``kind.id`` as tool_use_id, never answered by a line;
 the system prompt ``system prompt: ...``; anything else ``entry <type>: ...``.
+An image part (``{"type":"image","url":"data:..."}``, in user content or a
+tool result's ``images``) is its placeholder, never its base64 bytes.
+
+Each line is one serde ``ConversationItem`` (xai-org/grok-build
+crates/codegen/xai-grok-sampling-types/src/conversation.rs: ``ConversationItem``,
+``BackendToolKind``, ``ContentPart``, ``ToolResultItem``, ``ToolCall``),
+appended by ``append_chat_message`` (crates/codegen/xai-grok-shell/src/session/storage/jsonl/mod.rs).
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 
 from aitrail.analyzer.context import ParseContext
@@ -119,33 +127,56 @@ def _assistant(session: _Session, record: dict, locator: str) -> Iterator[Draft]
         yield _call_row(session, record, call, f"{locator}/tool_calls/{position}")
 
 
-def _call_row(session: _Session, record: dict, call, locator: str) -> Draft:
-    """One ``tool_calls[]`` entry (OpenAI style: id, function.name, function.arguments) as a tool_use row."""
+def _call_row(session: _Session, record: dict, call, locator: str, text: str | None = None) -> Draft:
+    """One call as a tool_use row: ``{id, name, arguments}`` as Grok Build writes a ``tool_calls[]`` entry.
+
+    The OpenAI spelling (``function.name``, ``function.arguments``) and
+    ``input`` are read too; ``text`` replaces the arguments when given.
+    """
     call = call if isinstance(call, dict) else {}
     function = call.get("function") if isinstance(call.get("function"), dict) else {}
     name = as_text(function.get("name") or call.get("name"))
-    arguments = function.get("arguments", call.get("arguments", call.get("input")))
-    draft = Draft("tool_use", arguments if isinstance(arguments, str) else compact(arguments), locator,
-                  tool_name=name, tool_use_id=as_text(call.get("id")), **session.fields(record))
+    if text is None:
+        arguments = function.get("arguments", call.get("arguments", call.get("input")))
+        text = arguments if isinstance(arguments, str) else compact(arguments)
+    draft = Draft("tool_use", text, locator, tool_name=name, tool_use_id=as_text(call.get("id")),
+                  **session.fields(record))
     session.calls.called(draft)
     return draft
 
 
 def _tool_use(session: _Session, record: dict, locator: str) -> Iterator[Draft]:
-    """A ``tool_use`` line (one sample's spelling of a call): id, name, input."""
+    """A ``tool_use`` line (a third-party sample's spelling of a call): id, name, input, or text content.
+
+    Grok Build itself writes no such line (``ConversationItem`` has no
+    ``tool_use`` variant); one sample gives only ``content`` text blocks,
+    which are the call's text when it records no arguments.
+    """
     yield from _model_rows(session, record, locator)
-    yield _call_row(session, record, record, locator)
+    given = any(key in record for key in ("arguments", "input", "function"))
+    text = block_text(record["content"]) if not given and "content" in record else None
+    yield _call_row(session, record, record, locator, text)
 
 
 def _tool_result(session: _Session, record: dict, locator: str) -> Iterator[Draft]:
     call_id = as_text(record.get("tool_call_id") or record.get("tool_use_id") or record.get("id"))
     call = session.calls.take(call_id)
     name = call.tool_name if call is not None else as_text(record.get("name") or record.get("tool_name"))
-    yield Draft("tool_result", block_text(record.get("content", record.get("output"))), locator,
-                tool_name=name, tool_use_id=call_id, **session.fields(record))
+    yield Draft("tool_result", _result_text(record), locator, tool_name=name, tool_use_id=call_id,
+                **session.fields(record))
     if call is None:
         yield Draft("system", f"parser: tool result for {name or call_id or '(unnamed tool)'} with no tool call "
                               "before it", locator, tool_name=name, tool_use_id=call_id, **session.fields(record))
+
+
+def _result_text(record: dict) -> str:
+    """The result's content, then a placeholder per picture in ``images`` (a read_file of an image or PDF)."""
+    text = block_text(record.get("content", record.get("output")))
+    images = record.get("images")
+    if isinstance(images, list) and images:
+        pictures = block_text(images)
+        text = f"{text}\n{pictures}" if text else pictures
+    return text
 
 
 def _reasoning(session: _Session, record: dict, locator: str) -> Iterator[Draft]:
@@ -162,11 +193,48 @@ def _reasoning(session: _Session, record: dict, locator: str) -> Iterator[Draft]
 
 
 def _backend_call(session: _Session, record: dict, locator: str) -> Iterator[Draft]:
-    """A host-side call (web search and the like): only ``kind`` is observed, so the record is shown, unjoined."""
-    shown = {key: value for key, value in record.items() if key not in ("type", "role", "timestamp")}
-    name = as_text(record.get("kind") or record.get("name") or record.get("tool_name"))
-    yield Draft("tool_use", excerpt(json.dumps(shown, ensure_ascii=False, separators=(",", ":")), 4000), locator,
-                tool_name=name or "backend_tool_call", **session.fields(record))
+    """A call xAI's server ran during sampling (web_search, x_search, code_interpreter): its call and its result.
+
+    ``kind`` is the Responses API item tagged by ``tool_type`` (the tool's
+    name), with its ``id`` as tool_use_id. The server ran the call and fed
+    the result to the model, so no ``tool_result`` line follows: the record
+    holds both, and gives a ``tool_use`` row (what was asked: action, input,
+    code) and a ``tool_result`` row (status, sources, outputs), both at its line.
+    """
+    kind = record.get("kind")
+    fields = session.fields(record)
+    if not isinstance(kind, dict):  # not the written shape: named by what it says, the record shown, unjoined
+        name = _label(kind) or _label(record.get("name")) or _label(record.get("tool_name"))
+        shown = {key: value for key, value in record.items() if key not in ("type", "role", "timestamp")}
+        yield Draft("tool_use", excerpt(compact(shown), 4000), locator, tool_name=name or "backend_tool_call",
+                    **fields)
+        return
+    name = _label(kind.get("tool_type")) or _label(kind.get("name")) or "backend_tool_call"
+    call_id = _label(kind.get("id"))
+    asked, answered = _backend_parts(kind)
+    yield Draft("tool_use", excerpt(compact(asked), 4000), locator, tool_name=name, tool_use_id=call_id, **fields)
+    yield Draft("tool_result", excerpt(compact(answered), 4000) if answered else NO_BACKEND_RESULT, locator,
+                tool_name=name, tool_use_id=call_id, **fields)
+
+
+BACKEND_RESULT_KEYS = ("status", "outputs", "results", "output", "error")
+NO_BACKEND_RESULT = "(run by the server; no result recorded with the call)"
+
+
+def _backend_parts(kind: dict) -> tuple[dict, dict]:
+    """(what was asked, what came back) of a backend call: ``action.sources`` and the status are the answer."""
+    asked = {key: value for key, value in kind.items() if key not in ("tool_type", "id", *BACKEND_RESULT_KEYS)}
+    answered = {key: kind[key] for key in BACKEND_RESULT_KEYS if key in kind}
+    action = asked.get("action")
+    if isinstance(action, dict) and "sources" in action:
+        asked["action"] = {key: value for key, value in action.items() if key != "sources"}
+        answered["sources"] = action["sources"]
+    return asked, answered
+
+
+def _label(value) -> str:
+    """A name or id only when it is a short string: a container never lands in a column."""
+    return value if isinstance(value, str) and len(value) <= 200 else ""
 
 
 _HANDLERS = {

@@ -7,7 +7,7 @@ import json
 from collections.abc import Callable, Iterator
 
 from aitrail.analyzer.context import ParseContext
-from aitrail.analyzer.formats.text import json_document
+from aitrail.analyzer.formats.text import image_placeholder, is_image_block, json_document
 from aitrail.analyzer.rows import Draft, ns_from_iso, ns_from_ms, ns_from_seconds
 
 DocumentRows = Callable[[ParseContext, dict], Iterator[Draft]]
@@ -34,11 +34,17 @@ def compact(value) -> str:
 
 
 def block_text(content) -> str:
-    """A string as is; a list of content blocks as their texts joined by newlines (other blocks as JSON)."""
+    """A string as is; a list of content blocks as their texts joined by newlines.
+
+    An image block (Grok Build's ``{"type":"image","url":"data:image/png;base64,..."}``)
+    is its placeholder, never its bytes; any other block is compact JSON.
+    """
     if content is None:
         return ""
     if isinstance(content, str):
         return content
+    if isinstance(content, dict):  # one block given bare: read as a list of one
+        content = [content]
     if not isinstance(content, list):
         return as_text(content)
     parts = []
@@ -47,6 +53,8 @@ def block_text(content) -> str:
             parts.append(block)
         elif isinstance(block, dict) and block.get("type") in TEXT_BLOCKS and isinstance(block.get("text"), str):
             parts.append(block["text"])
+        elif is_image_block(block):
+            parts.append(image_placeholder(block))
         else:
             parts.append(compact(block))
     return "\n".join(parts)

@@ -7,15 +7,16 @@ that names it, never an exception (the bundle is not trusted).
 from __future__ import annotations
 
 from aitrail.analyzer.formats.idioms import setting_value
-from aitrail.analyzer.formats.text import excerpt
+from aitrail.analyzer.formats.text import excerpt, image_placeholder, is_image_block
 
 
 def image_text(block: dict) -> str:
-    """An image block as a placeholder: its MIME type and size, never the base64 bytes."""
-    data = block.get("data")
-    size = f", {len(data)} base64 characters" if isinstance(data, str) else ""
-    mime = block.get("mimeType") if isinstance(block.get("mimeType"), str) else "unknown type"
-    return f"[image {mime}{size}]"
+    """An image block (``{type: "image", data, mimeType}``) as the placeholder every agent writes.
+
+    ``[image image/png, 48213 bytes]``: the MIME type and the decoded size,
+    never the base64 bytes (formats.text.image_placeholder).
+    """
+    return image_placeholder(block)
 
 
 def block_text(block) -> str:
@@ -23,7 +24,7 @@ def block_text(block) -> str:
     if isinstance(block, dict):
         if block.get("type") == "text" and isinstance(block.get("text"), str):
             return block["text"]
-        if block.get("type") == "image":
+        if is_image_block(block):
             return image_text(block)
     return setting_value(block)
 

@@ -19,10 +19,10 @@ from collections.abc import Iterator
 from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.formats.calls import CallLedger
 from aitrail.analyzer.formats.jsonl import Line, read_jsonl
-from aitrail.analyzer.formats.text import bad_record
+from aitrail.analyzer.formats.text import bad_record, is_image_block
 from aitrail.analyzer.rows import Draft, ns_from_iso, ns_from_ms
 
-from .content import arguments_text, bash_execution_text, content_text, text_field, unknown_text
+from .content import arguments_text, bash_execution_text, content_text, image_text, text_field, unknown_text
 
 # <ISO time with : and . as ->_<uuid>.jsonl (session-manager.ts:421-423)
 _FILE_NAME = re.compile(r"^\d{4}-\d\d-\d\dT[\d-]+Z?_(?P<id>[0-9A-Za-z-]+)\.jsonl$")
@@ -172,6 +172,8 @@ class SessionReader:
                          tool_use_id=call_id, **base)
             self.calls.called(call)
             yield call
+        elif is_image_block(block):  # not a block pi-ai's assistant content has: named as unknown, bytes never shown
+            yield Draft("system", f"assistant block image: {image_text(block)}", where, **base)
         else:
             label = f"assistant block {text_field(block, 'type')}" if isinstance(block, dict) else "assistant block"
             yield Draft("system", unknown_text(label, block if isinstance(block, dict) else {"value": block}),
