@@ -119,5 +119,5 @@ def _image_parts(block: dict) -> tuple[object, object, object]:
             return None, None, value.get("url")
         if isinstance(value, str):
             return None, None, value
-    mime = block.get("mimeType", block.get("media_type", block.get("mime_type")))
+    mime = next((block[key] for key in ("mimeType", "media_type", "mime_type", "mediaType") if key in block), None)
     return mime, block.get("data"), block.get("url")

@@ -81,8 +81,12 @@ def test_injected_user_role_texts_are_system_rows_and_slash_commands_read_as_typ
         user("u5", "u4", "Summary of the earlier conversation.", isCompactSummary=True),
         user("u6", "u5", [{"type": "text", "text": "<system-reminder>todo list changed</system-reminder>"},
                           {"type": "text", "text": "what changed?"}, {"type": "image", "source": {}}]),
+        user("u7", "u6", [{"type": "text", "text": "and this screenshot?"},
+                          {"type": "image", "source": {"type": "base64", "media_type": "image/jpeg",
+                                                       "data": "QUJD" * 1000}}]),
     )
-    assert texts(rows, "user") == ["/model opus", "what changed?\n[image]"]
+    assert texts(rows, "user") == ["/model opus", "what changed?\n[image]",
+                                   "and this screenshot?\n[image image/jpeg, 3000 bytes]"]
     system = texts(rows, "system")
     assert [text.split(":", 1)[0] for text in system] == [
         "meta", "command output", "interrupted", "compact summary", "meta"]

@@ -7,13 +7,17 @@ the state that joins them across lines.
 
 from __future__ import annotations
 
+from aitrail.analyzer.formats.text import image_placeholder, is_image_block
+
 from . import content
 
 CALL_BLOCKS = ("tool_use", "server_tool_use", "mcp_tool_use")
 
 
 def unknown_block(block: dict, kind) -> str:
-    """The text of a content block of a type the walk does not know: its type and its JSON."""
+    """The text of a content block of a type the walk does not know: its type and JSON (a picture's placeholder)."""
+    if is_image_block(block):
+        return f"content block {content.safe_label(kind)}: {image_placeholder(block)}"
     return f"content block {content.safe_label(kind)}: {content.compact_json(block)}"
 
 

@@ -400,7 +400,7 @@ class TranscriptWalk:
                 yield from self._result(block, where, base)
             elif kind in ("text", "image", "document"):
                 turn, text = (content.classify_user_text(str(block.get("text", "")), **flags) if kind == "text"
-                              else ("user", f"[{kind}]"))
+                              else ("user", content.block_text(block)))  # a picture's type and size, never its bytes
                 if turn == "user":
                     typed.add(where, text)
                 else:

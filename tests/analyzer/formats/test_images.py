@@ -19,6 +19,7 @@ def test_each_shape_the_agents_write_gives_type_and_decoded_size():
         {"type": "input_image", "image_url": f"data:image/png;base64,{PNG}"},  # Responses (Codex)
         {"type": "image", "data": PNG, "mimeType": "image/png"},  # Pi
         {"type": "imageUrl", "imageUrl": {"url": f"data:image/png;base64,{PNG}"}},  # Continue
+        {"type": "image", "data": PNG, "mediaType": "image/png"},  # Cline SDK
         {"inlineData": {"mimeType": "image/png", "data": PNG}},  # Gemini part
     ]
     for block in shapes:
