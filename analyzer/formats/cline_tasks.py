@@ -44,7 +44,7 @@ from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.formats import cline_ui
 from aitrail.analyzer.formats.calls import CallLedger
 from aitrail.analyzer.formats.cline_ui import ui_tool_name  # noqa: F401 (kept importable from here)
-from aitrail.analyzer.formats.text import bad_record, json_document
+from aitrail.analyzer.formats.text import bad_record, image_placeholder, is_image_block, json_document
 from aitrail.analyzer.rows import Draft, ns_from_ms
 
 RESULT_HEADER = re.compile(r"^\[(?P<tool>[a-z_]+)(?P<args>.*?)\] Result:[ \t]*(?:\n(?P<rest>.*))?$", re.DOTALL)
@@ -161,15 +161,27 @@ def permission_decision(text: str) -> str | None:
 
 
 def block_text(block) -> str:
-    """One API content block as text (images as a placeholder, unknown blocks as JSON)."""
+    """One API content block as text (images as ``[image <type>, N bytes]``, unknown blocks as JSON)."""
     if isinstance(block, str):
         return block
     if isinstance(block, dict):
         if block.get("type") == "text":
             return str(block.get("text", ""))
-        if block.get("type") == "image":
-            return "[image]"
+        if is_image_block(block):
+            return image_placeholder(block)
     return json.dumps(block, sort_keys=True)
+
+
+def attachment_text(block: dict) -> str:
+    """``attachment: <path> (N chars)`` and the file's text: an SDK ``file`` block the user's message carries.
+
+    The SDK attaches each @-mentioned (or explicitly added) file to the prompt as its own
+    block; its content is the file's, not the user's typing.
+    """
+    path, content = block.get("path"), block.get("content")
+    content = content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
+    name = path if isinstance(path, str) and path else "(no path)"
+    return f"attachment: {name} ({len(content)} chars)\n{content}"
 
 
 def number(value) -> str:
@@ -204,8 +216,9 @@ class TaskFlavour:
         columns: ``session_id`` and ``project_path`` for every row of the task file in ``ctx``
             (usually the task folder's name and the workspace from the task history).
         ui_beside_api: what ui_messages.json gives when the API history is beside it:
-            ``none`` (no rows), ``unique`` (the events the API history does not already hold:
-            its rows, less tool events and texts equal to an API row) or ``transcript`` (the
+            ``none`` (only the events still marked partial that no API row holds: a cut
+            stream), ``unique`` (the events the API history does not already hold: its rows,
+            less tool events and texts equal to an API row; partial events kept) or ``transcript`` (the
             ui file is the transcript; the API history then gives its permission rows alone,
             joined to the ui file's tool asks by time).
         models: whether API messages' ``modelInfo`` give ``model:`` rows and the model column.
@@ -258,6 +271,8 @@ def read_task_file(ctx: ParseContext, flavour: TaskFlavour) -> Iterator[Draft]:
             yield from read_ui_messages(ctx, flavour)
         elif flavour.ui_beside_api == "unique":
             yield from read_ui_messages(ctx, flavour, beside=_api_row_keys(ctx, api, flavour))
+        elif cline_ui.holds_partial(ctx.data):  # a cut stream's reply is in no API message
+            yield from read_ui_messages(ctx, flavour, beside=_api_row_keys(ctx, api, flavour), partial_only=True)
 
 
 def read_api_history(ctx: ParseContext, flavour: TaskFlavour) -> Iterator[Draft]:
@@ -402,6 +417,11 @@ def _user(blocks: list, locator: str, moment: dict, calls: CallLedger) -> Iterat
                 pending = None
             last = _finish_result(_native_result(block, where, calls, last), rows, moment)
             continue
+        if isinstance(block, dict) and block.get("type") == "file":  # SDK: a mentioned file, not typed text
+            if pending is not None:
+                last, pending = _finish_result(pending, rows, moment), None
+            rows.append(Draft("system", attachment_text(block), where, **moment))
+            continue
         text = block_text(block)
         kind = classify_user_block(text) if isinstance(block, (str, dict)) and text else None
         if kind is None:
@@ -490,9 +510,10 @@ def _note_feedback(last: list, rows: list[Draft], moment: dict) -> None:
         rows[decision_at] = _decision_row("denied with feedback", result, moment)
 
 
-def read_ui_messages(ctx: ParseContext, flavour: TaskFlavour, beside: frozenset | None = None) -> Iterator[Draft]:
+def read_ui_messages(ctx: ParseContext, flavour: TaskFlavour, beside: frozenset | None = None,
+                     partial_only: bool = False) -> Iterator[Draft]:
     """ui_messages.json in the flavour's columns (formats/cline_ui.py): the transcript, or what the API lacks."""
-    yield from cline_ui.read_ui_messages(ctx, flavour.columns(ctx), beside)
+    yield from cline_ui.read_ui_messages(ctx, flavour.columns(ctx), beside, partial_only)
 
 
 def _api_row_keys(ctx: ParseContext, api: Source, flavour: TaskFlavour) -> frozenset:

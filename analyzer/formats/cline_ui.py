@@ -5,13 +5,29 @@ Each event has ``ts`` (ms; also its identity: partial updates rewrite the same
 JSON), ``partial``. The walk that reads it as a transcript, or beside the API
 history for what that lacks, is ``read_ui_messages``.
 
-References: cline/cline@e1bdeef apps/vscode/src/shared/ExtensionMessage.ts:118-196;
+``partial: true``: a message that starts streaming is saved at once with
+``partial: true`` and rewritten in place (same index, same ``ts``) with
+``partial: false`` when it completes, or when the user cancels the stream. A file
+that still holds ``partial: true`` is what a stream cut by a crash, a closed window
+or a killed extension host left: the text as of the message's last save. It is a
+row of its kind whose text starts ``partial: `` (PARTIAL). The assistant message is
+written to the API history only after the stream, so a cut reply is in no API
+message: beside the API history these rows are kept (tool asks too) unless an API
+row holds the same text.
+
+References: cline/cline@e1bdeef apps/vscode/src/shared/ExtensionMessage.ts:118-196,
+apps/vscode/src/core/task/index.ts:660-760 and 826-920 (``ask``/``say`` with ``partial``),
+2726-2745 (a cancelled stream's partial message saved as complete),
+apps/vscode/src/core/task/message-state.ts:200-262 (every add and update saved);
+RooCodeInc/Roo-Code@cb83656 src/core/task/Task.ts:1156-1163, 1285-1312, 1772-1800 (a new
+partial message saved; its updates only posted to the webview), 2739-2751;
 trypear/PearAI-Roo-Code@0b6df73 src/schemas/index.ts:804-880 (research/formats-vscode-family.md 5.4, 6.8).
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 
 from aitrail.analyzer.bundle import MemberUnreadable
@@ -27,6 +43,8 @@ UI_OUTPUTS = ("command_output", "mcp_server_response", "browser_action_result")
 # what the API history holds with its ids: left out of a ui_messages.json read beside it
 UI_CALL_EVENTS = ("tool", "command", "use_mcp_server", "browser_action_launch", "browser_action", "command_output",
                   "mcp_server_request_started", "mcp_server_response", "browser_action_result")
+PARTIAL = "partial: "  # first on every row of an event the file still marks partial (a cut stream)
+_PARTIAL_FLAG = re.compile(rb'"partial"\s*:\s*true')
 
 
 def ui_tool_name(ask: str, text: str) -> str:
@@ -39,41 +57,81 @@ def ui_tool_name(ask: str, text: str) -> str:
     return {"command": "execute_command", "use_mcp_server": "use_mcp_tool"}.get(ask, ask)
 
 
-def read_ui_messages(ctx: ParseContext, base: dict, beside: frozenset | None = None) -> Iterator[Draft]:
+def read_ui_messages(ctx: ParseContext, base: dict, beside: frozenset | None = None,
+                     partial_only: bool = False) -> Iterator[Draft]:
     """ui_messages.json: the transcript as the user saw it, or (``beside``) what the API history lacks.
 
     ``say task`` (or the first ``say text``) is the prompt, later ``say text`` a reply; an
     ``ask`` for a tool is a call whose id is its ``ts``, answered by the next output event
     (the last open ask). ``beside`` holds the row keys of the task's API history: tool
-    events and rows equal to one of its rows are then left out.
+    events and rows equal to one of its rows are then left out, except that an event the
+    file still marks partial (a cut stream, which no API message holds) is kept, tool asks
+    included. ``partial_only``: only those events (a fork whose ui file adds nothing else).
+    Every row of a partial event starts ``partial: `` (PARTIAL).
     """
     events, problem = json_document(ctx.data, ctx.source.name, list)
     if problem is not None:
         yield problem
         return
+    superseded = _superseded_partials(events)
     seen_prompt, asks = False, CallLedger()  # ask ids are timestamps, not unique: joined by event
     for index, event in enumerate(events):
         locator = f"json:/{index}"
         if not isinstance(event, dict) or event.get("type") not in ("ask", "say"):
             yield bad_record(locator, "not an ask or say event", json.dumps(event)[:2000])
             continue
-        if event.get("partial"):
-            continue  # a streaming placeholder, superseded by the final event with the same ts
         kind = event.get(event["type"]) or ""
-        if beside is not None and kind in UI_CALL_EVENTS:
+        partial = is_partial(event)
+        if (partial and _identity(event, kind) in superseded) or (partial_only and not partial):
+            continue
+        if beside is not None and kind in UI_CALL_EVENTS and not partial:
             continue
         moment = {"timestamp_ns": ns_from_ms(event.get("ts")), "timestamp_source": "record", **base}
-        row = _ui_row(event, kind, locator, moment, seen_prompt, asks, beside is not None)
+        row = _ui_row(event, kind, locator, moment, seen_prompt, asks, beside is not None, partial)
         seen_prompt = seen_prompt or row.turn_type == "user"
-        if beside is None or row_key(row) not in beside:
-            yield row
+        if beside is not None and row_key(row) in beside:
+            continue  # the API history holds the same text
+        if row.turn_type == "tool_use":
+            asks.called(row, key=locator)
+        if partial:
+            row.text = PARTIAL + row.text
+        yield row
     yield from asks.orphans()  # ui_messages.json keeps no output for file tools
 
 
+def is_partial(event: dict) -> bool:
+    """Whether the file still marks this event ``partial`` (its stream never completed)."""
+    return event.get("partial") is True
+
+
+def holds_partial(data: bytes) -> bool:
+    """Whether a ui_messages.json's bytes may hold a partial event (a cheap scan before a full read)."""
+    return _PARTIAL_FLAG.search(data) is not None
+
+
+def _identity(event: dict, kind: object) -> tuple:
+    """(ts, type, kind): what names one message of the file (hashable whatever a hostile file holds)."""
+    ts = event.get("ts")
+    return (ts if isinstance(ts, (int, float, str)) and not isinstance(ts, bool) else None, event["type"],
+            kind if isinstance(kind, str) else None)
+
+
+def _superseded_partials(events: list) -> set:
+    """The (ts, type, kind) of the complete events: a partial event with the same is an older copy of it.
+
+    Cline and Roo rewrite a message in place, so a file holds one of the two; a file that
+    holds both (a copy, a merge) has the complete one stand for the message.
+    """
+    return {_identity(event, event.get(event["type"]) or "") for event in events
+            if isinstance(event, dict) and event.get("type") in ("ask", "say") and not is_partial(event)}
+
+
 def _ui_row(event: dict, kind: str, locator: str, moment: dict, seen_prompt: bool, asks: CallLedger,
-            beside: bool) -> Draft:
+            beside: bool, partial: bool = False) -> Draft:
+    """One event's row, unmarked; a tool ask's row is registered as a call by the caller once it is kept."""
     text = str(event.get("text") or "")
-    if event["type"] == "say" and (kind == "task" or (kind == "text" and not seen_prompt)):
+    is_prompt = kind == "task" or (kind == "text" and not seen_prompt and not partial)  # a prompt never streams
+    if event["type"] == "say" and is_prompt:
         return Draft("user", text, locator, **moment)
     if event["type"] == "say" and kind == "text":
         return Draft("assistant", text, locator, **moment)
@@ -82,10 +140,8 @@ def _ui_row(event: dict, kind: str, locator: str, moment: dict, seen_prompt: boo
     if kind == "reasoning":
         return Draft("thinking", text, locator, **moment)
     if event["type"] == "ask" and kind in UI_TOOL_ASKS:
-        call = Draft("tool_use", text, locator, tool_name=ui_tool_name(kind, text),
+        return Draft("tool_use", text, locator, tool_name=ui_tool_name(kind, text),
                      tool_use_id=str(event.get("ts", "")), **moment)
-        asks.called(call, key=locator)
-        return call
     if kind in UI_OUTPUTS:
         call = asks.take_last()
         return Draft("tool_result", text, locator, tool_name=call.tool_name if call else "",
@@ -125,7 +181,7 @@ def ask_times(ctx: ParseContext) -> list[int] | None:
         return None
     return sorted(event["ts"] for event in events
                   if isinstance(event, dict) and event.get("type") == "ask" and event.get("ask") in UI_TOOL_ASKS
-                  and not event.get("partial") and isinstance(event.get("ts"), int)
+                  and not is_partial(event) and isinstance(event.get("ts"), int)
                   and not isinstance(event.get("ts"), bool))
 
 

@@ -184,6 +184,90 @@ def test_ui_messages_alone_are_the_transcript():
                                                                    ("tool_result", "2")]
 
 
+def test_a_partial_reply_beside_the_api_history_is_an_assistant_row_marked_partial():
+    history = [message("user", text("<task>\nfix a.py\n</task>")),
+               message("assistant", text("Reading it."), call("t1")),
+               message("user", result("t1", "[read_file for 'a.py'] Result:\nx"))]
+    ui = [{"ts": 1, "type": "say", "say": "task", "text": "fix a.py"},
+          {"ts": 2, "type": "say", "say": "text", "text": "Reading it.", "partial": False},
+          {"ts": 3, "type": "say", "say": "reasoning", "text": "One line to chan", "partial": True},
+          {"ts": 4, "type": "say", "say": "text", "text": "The fix is on li", "partial": True}]
+    found = rows({API: history, UI: ui}, UI)
+    assert [(row.turn_type, row.text, row.locator, row.timestamp_ns) for row in found] == [
+        ("thinking", "partial: One line to chan", "json:/2", 3 * 10**6),
+        ("assistant", "partial: The fix is on li", "json:/3", 4 * 10**6)]
+
+
+def test_a_partial_tool_ask_is_a_call_marked_partial_even_beside_the_api_history():
+    history = [message("user", text("<task>\nfix a.py\n</task>"))]
+    edit = json.dumps({"tool": "editedExistingFile", "path": "a.py", "content": "------- SEARCH\nx"})
+    ui = [{"ts": 1, "type": "say", "say": "task", "text": "fix a.py"},
+          {"ts": 7, "type": "ask", "ask": "tool", "text": edit, "partial": True},
+          {"ts": 9, "type": "ask", "ask": "resume_task"}]
+    for files in ({API: history, UI: ui}, {UI: ui}):  # beside the API history, and as the transcript
+        calls = [row for row in rows(files, UI) if row.turn_type == "tool_use"]
+        assert [(row.tool_name, row.tool_use_id, row.text) for row in calls] == [
+            ("editedExistingFile", "7", "partial: " + edit)]
+        orphans = [row.text for row in rows(files, UI) if row.text.startswith("parser:")]
+        assert orphans == ["parser: no result recorded for tool call 7 (editedExistingFile)"]
+
+
+def test_a_partial_reply_the_api_history_holds_is_not_repeated():
+    history = [message("user", text("<task>\nfix a.py\n</task>")), message("assistant", text("Done."))]
+    ui = [{"ts": 1, "type": "say", "say": "task", "text": "fix a.py"},
+          {"ts": 2, "type": "say", "say": "text", "text": "Done.", "partial": True}]
+    assert rows({API: history, UI: ui}, UI) == []
+
+
+def test_a_partial_text_is_never_taken_for_the_prompt():
+    ui = [{"ts": 2, "type": "say", "say": "text", "text": "Let me l", "partial": True}]
+    (row,) = rows({UI: ui}, UI)
+    assert (row.turn_type, row.text) == ("assistant", "partial: Let me l")
+
+
+def test_a_partial_copy_of_a_complete_event_is_superseded_by_it():
+    ui = [{"ts": 1, "type": "say", "say": "task", "text": "fix a.py"},
+          {"ts": 2, "type": "say", "say": "text", "text": "On i", "partial": True},
+          {"ts": 2, "type": "say", "say": "text", "text": "On it."}]
+    assert [row.text for row in rows({UI: ui}, UI)] == ["fix a.py", "On it."]
+
+
+def test_the_cut_stream_fixture_shows_each_cut_message_once_marked_partial():
+    golden = list(csv.DictReader((FIXTURES / "cut-stream" / "expected.csv").open(encoding="utf-8")))
+    marked = [(row["turn_type"], row["locator"]) for row in golden if row["text"].startswith("partial: ")]
+    assert marked == [("assistant", "json:/6"), ("tool_use", "json:/5")]
+
+
+def test_an_sdk_file_block_is_an_attachment_row_and_the_prompt_is_the_typed_text_alone():
+    session = ".cline/data/sessions/1783065600000_m4r8t/"
+    typed = "Why does @tests/conftest.py skip the slow tests?"
+    document = {"version": 1, "sessionId": "1783065600000_m4r8t", "messages": [
+        {"id": "u1", "role": "user", "ts": 1783065600200, "content": [
+            text(typed), {"type": "file", "path": "/home/alice/src/tests/conftest.py", "content": "import os\n"}]}]}
+    files = FakeBundle({("cline.sdk_messages", session + "1783065600000_m4r8t.messages.json"): encode(document)})
+    found = drafts(files, session + "1783065600000_m4r8t.messages.json", "cline.sdk_messages.v1")
+    assert [(row.turn_type, row.text, row.locator) for row in found] == [
+        ("user", typed, "json:/messages/0/content/0"),
+        ("system", "attachment: /home/alice/src/tests/conftest.py (10 chars)\nimport os\n",
+         "json:/messages/0/content/1")]
+
+
+def test_a_file_block_of_the_wrong_shape_is_still_an_attachment_row():
+    session = ".cline/data/sessions/s1/"
+    document = {"version": 1, "sessionId": "s1", "messages": [
+        {"id": "u1", "role": "user", "content": [{"type": "file", "path": 7, "content": {"a": 1}}]}]}
+    files = FakeBundle({("cline.sdk_messages", session + "s1.messages.json"): encode(document)})
+    (row,) = drafts(files, session + "s1.messages.json", "cline.sdk_messages.v1")
+    assert (row.turn_type, row.text) == ("system", 'attachment: (no path) (8 chars)\n{"a": 1}')
+
+
+def test_an_image_block_is_described_never_copied():
+    data = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAAB"  # 24 bytes of PNG header, base64
+    image = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": data}}
+    found = rows({API: [message("user", text("<task>\nwhat is this?\n</task>"), image)]}, API)
+    assert [row.text for row in found] == ["what is this?", "[image image/png, 24 bytes]"]
+
+
 def test_task_history_json_gives_one_task_row_per_entry():
     index = [{"id": "1768385100000", "ts": 1768385113000, "task": "Add a flag", "tokensIn": 5, "tokensOut": 2,
               "totalCost": 0.01, "cwdOnTaskInitialization": "/home/alice/src", "modelId": "m1"}, {"task": "no id"}]

@@ -154,6 +154,36 @@ def test_a_damaged_api_history_is_one_parser_row_and_ui_messages_stand_in():
     assert task_rows({API: [], UI: ui}, UI) == []  # beside a readable API history it adds nothing
 
 
+def test_beside_the_api_history_only_the_partial_events_of_a_cut_stream_are_rows():
+    history = [user({"type": "text", "text": "<user_message>\nfix the dates\n</user_message>"})]
+    ui = [{"ts": 1, "type": "say", "say": "text", "text": "fix the dates"},
+          {"ts": 2, "type": "say", "say": "reasoning", "text": "Pinning TZ sho", "partial": True},
+          {"ts": 3, "type": "say", "say": "text", "text": "I'll pin the zone:", "partial": False},
+          {"ts": 4, "type": "ask", "ask": "command", "text": "TZ=UTC pytest tests/te", "partial": True}]
+    rows = task_rows({API: history, UI: ui, ITEM: ENTRY}, UI)
+    assert [(row.turn_type, row.text, row.locator) for row in rows] == [
+        ("thinking", "partial: Pinning TZ sho", "json:/1"),
+        ("tool_use", "partial: TZ=UTC pytest tests/te", "json:/3"),
+        ("system", "parser: no result recorded for tool call 4 (execute_command)", "json:/3")]
+    assert rows[1].tool_name == "execute_command" and rows[1].tool_use_id == "4"
+    assert {row.project_path for row in rows} == {"/home/alice/src/crawler"}
+
+
+def test_a_partial_reply_the_api_history_holds_is_not_repeated():
+    history = [user({"type": "text", "text": "<user_message>\nhi\n</user_message>"}),
+               assistant({"type": "text", "text": "Hello."})]
+    ui = [{"ts": 2, "type": "say", "say": "text", "text": "Hello.", "partial": True}]
+    assert task_rows({API: history, UI: ui}, UI) == []
+
+
+def test_a_tools_image_after_its_result_is_described_never_copied():
+    png = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}}
+    rows = task_rows({API: [assistant(call("toolu_a", "read_file", path="a.png")),
+                            user(result("toolu_a", "Image file"), png)]})
+    images = [(row.turn_type, row.tool_use_id, row.text) for row in rows if row.text.startswith("[image")]
+    assert images == [("tool_result", "toolu_a", "[image image/png, 8 bytes]")]
+
+
 def test_claude_messages_json_is_read_by_its_shape():
     old = TASK + "claude_messages.json"
     api_shaped = [user({"type": "text", "text": "<task>\nhello\n</task>"})]

@@ -3,7 +3,10 @@
 * ``<id>.messages.json`` v1: ``{version, updated_at, agent, sessionId, messages[]}``; a
   message is ``{id, role, content[blocks], ts? (assistant only), modelInfo?{id, provider},
   metrics?}`` with ``text``, ``thinking``, ``tool_use`` and ``tool_result`` blocks, read
-  by the same walk as a 3.x API history (formats/cline_tasks.py), joined by id;
+  by the same walk as a 3.x API history (formats/cline_tasks.py), joined by id; a file
+  the prompt @-mentions is a ``file {path, content}`` block of the user message
+  (cline/cline@21cb8d2 sdk/packages/core/src/runtime/orchestration/user-input-builder.ts):
+  an ``attachment:`` system row, never the user's text;
 * ``<id>.json``, the session manifest (source, status, ISO start and end, model, cwd,
   ``metadata.title``): one ``session:`` row, and the columns of its messages' rows;
 * sessions.db ``sessions``: a ``session:`` row for each session whose manifest is not in

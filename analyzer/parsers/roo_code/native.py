@@ -29,6 +29,7 @@ from aitrail.analyzer.formats.calls import CallLedger
 from aitrail.analyzer.formats.cline_tasks import block_text, classify_user_block, permission_decision
 from aitrail.analyzer.formats.decode import decode_json
 from aitrail.analyzer.formats.idioms import setting_value
+from aitrail.analyzer.formats.text import image_placeholder, is_image_block
 from aitrail.analyzer.rows import Draft
 
 NATIVE_BLOCKS = ("tool_use", "tool_result")
@@ -173,10 +174,10 @@ class RooReader:
                 yield Draft("thinking", _reasoning_text(block), where, **moment)
             elif kind == "thoughtSignature":
                 continue  # an opaque provider signature carried for the next request
-            elif kind == "image" and last_result is not None:  # a tool's image follows its result
-                yield Draft("tool_result", "[image]", where, tool_name=last_result.tool_name,
+            elif is_image_block(block) and last_result is not None:  # a tool's image follows its result
+                yield Draft("tool_result", image_placeholder(block), where, tool_name=last_result.tool_name,
                             tool_use_id=last_result.tool_use_id, **moment)
-            elif kind in ("text", "image"):
+            elif kind == "text" or is_image_block(block):
                 yield from self._text(message.get("role"), block_text(block), where, moment)
             else:
                 yield Draft("system", f"content block {kind}: {setting_value(block)[:2000]}", where, **moment)

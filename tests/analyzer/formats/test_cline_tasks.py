@@ -162,3 +162,25 @@ def test_the_output_block_after_an_approval_with_a_note_answers_that_call_not_an
                                       "Tool [read_file] was not executed because a tool has already been used.")]
     results = [(row.tool_use_id, row.text) for row in rows({API: history}, API) if row.turn_type == "tool_result"]
     assert results == [("0", approved), ("0", "a.py"), ("0.2", results[2][1])]
+
+
+def test_a_partial_event_is_a_row_of_its_kind_marked_partial_in_every_flavour():
+    history = [user("<task>\nfix it\n</task>")]
+    ui = [{"ts": 1, "type": "say", "say": "task", "text": "fix it"},
+          {"ts": 2, "type": "say", "say": "error", "text": "quota"},
+          {"ts": 3, "type": "say", "say": "text", "text": "The cau", "partial": True}]
+    expected = ("assistant", "partial: The cau", "json:/2")
+    for mode, texts in (("none", []), ("unique", ["ui say error: quota"]),
+                        ("transcript", ["fix it", "ui say error: quota"])):
+        flavour = TaskFlavour(tool_names=(), columns=FLAVOUR.columns, ui_beside_api=mode)
+        found = rows({API: history, UI: ui}, UI, flavour)
+        assert [row.text for row in found[:-1]] == texts, mode
+        assert (found[-1].turn_type, found[-1].text, found[-1].locator) == expected, mode
+
+
+def test_a_hostile_partial_flag_or_kind_never_raises():
+    ui = [{"ts": [1], "type": "say", "say": ["text"], "text": "x", "partial": True},
+          {"ts": {"a": 1}, "type": "ask", "ask": {"k": 1}, "partial": "yes"},
+          {"ts": True, "type": "say", "say": "text", "text": "y", "partial": True}]
+    found = rows({UI: ui}, UI)  # only a JSON true marks an event partial
+    assert [row.text for row in found] == ["partial: ui say ['text']: x", "ui ask {'k': 1}: ", "partial: y"]
