@@ -33,6 +33,7 @@ from typing import IO
 from aitrail.collector.bundle.layout import IndexEntry
 from aitrail.collector.bundle.writer import BundleWriter, HeaderFields
 from aitrail.collector.fsmeta import Meta, fstat_meta, lstat_at, meta_of_stat
+from aitrail.collector.secret_inodes import SecretInodes
 from aitrail.collector.vetoes import inode_veto
 from aitrail.collector.walk import Tree
 
@@ -105,11 +106,11 @@ class Capturer:
     """
 
     def __init__(self, tree: Tree, spool_dir: str, writer: BundleWriter,
-                 forbidden: dict[tuple[int, int], str] | None = None):
+                 forbidden: SecretInodes | None = None):
         self.tree = tree
         self.writer = writer
         self.spool_dir = spool_dir
-        self.forbidden = forbidden or {}
+        self.forbidden = forbidden if forbidden is not None else SecretInodes({}, [])
 
     def capture(self, parts: tuple[str, ...], member: str) -> Capture:
         """Read one matched path (file or link) and say what happened; ``parts`` names something below the location."""
@@ -169,10 +170,10 @@ class Capturer:
                 now = meta_of_stat(opened)
                 return Capture("changed_during_read", before=before, after=now, noatime=noatime,
                                notes=[f"replaced between lstat and open (now {now.kind}): not read"])
-            credential = self.forbidden.get((opened.st_dev, opened.st_ino))
-            if credential is not None:
+            veto = self.forbidden.veto(opened.st_dev, opened.st_ino, opened.st_nlink)
+            if veto is not None:  # linked since the lstat: the open descriptor is closed unread
                 return Capture("never_collect", before=before, noatime=noatime,
-                               notes=[f"the same file (device and inode) as the credential {credential}: never read"])
+                               notes=[veto.replace(": never opened", ": never read")])
             if before.size <= IN_MEMORY_LIMIT:
                 result = self._read_small(fd, before, member)
             else:

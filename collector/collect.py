@@ -28,6 +28,7 @@ from aitrail.collector.expand import Expander
 from aitrail.collector.metadata import write_metadata_members
 from aitrail.collector.pipeline import capture_all
 from aitrail.collector.plan import Home, Planner, Target
+from aitrail.collector.secret_inodes import SecretInodes
 from aitrail.collector.vetoes import Vetoes, credential_inodes, inode_veto
 from aitrail.collector.walk import Match, Tree
 
@@ -201,7 +202,7 @@ def _add_sqlite_companions(entries: list[oc.Entry], trees: dict[str, Tree]) -> l
 
 
 def _settle_without_capture(entries: list[oc.Entry], trees: dict[str, Tree],
-                            credential_inodes: dict[tuple[int, int], str]) -> None:
+                            inodes: SecretInodes) -> None:
     """A dry run's outcomes: would_collect, or what the capture would decide before opening anything.
 
     The walk leaves a listed file's lstat, and so the credential-inode veto, to
@@ -213,7 +214,7 @@ def _settle_without_capture(entries: list[oc.Entry], trees: dict[str, Tree],
         entry.outcome = entry.outcome or "would_collect"
     _complete_metadata(entries, trees)
     for entry in entries:
-        if entry.outcome == "would_collect" and (veto := inode_veto(credential_inodes, entry.meta)) is not None:
+        if entry.outcome == "would_collect" and (veto := inode_veto(inodes, entry.meta)) is not None:
             entry.outcome, entry.reason = oc.NEVER_COLLECT, veto
 
 
@@ -280,11 +281,13 @@ def _run(options: CollectOptions) -> CollectResult:
     signing_key = load_private(options.sign_key) if options.sign_key else None
     planner, targets, vetoes = _plan(options, catalog, full_catalog, mode, homes)
     trees, matches = _walk(targets, options.trace_walk)
-    run_vetoes = Vetoes(vetoes, {home.label for home in homes}, credential_inodes(trees, vetoes))
+    # secrets by inode: below "/" unless an image is collected (a --home dir is on this machine's disks)
+    secrets_base = options.root if mode == "image-root" else "/"
+    run_vetoes = Vetoes(vetoes, {home.label for home in homes}, credential_inodes(trees, vetoes), secrets_base)
     entries = [_classify(match, run_vetoes, options.max_file_size, trees) for match in matches]
     entries = _dedupe_and_sort(_add_sqlite_companions(entries, trees))
     if options.dry_run:  # nothing is captured: every entry is settled here
-        _settle_without_capture(entries, trees, run_vetoes.credential_inodes)
+        _settle_without_capture(entries, trees, run_vetoes.inodes)
     else:
         _complete_metadata(entries, trees)
     opened = [f"{label}:{path}" for label, tree in trees.items() for path in tree.stats.opened]
@@ -299,7 +302,7 @@ def _run(options: CollectOptions) -> CollectResult:
         with _signals_end_the_run():
             spool_dir = os.path.dirname(os.path.abspath(options.output))
             _close(trees)  # phase 2 threads open their own descriptors
-            capture_all(entries, writer, spool_dir, options.progress, run_vetoes.credential_inodes)
+            capture_all(entries, writer, spool_dir, options.progress, run_vetoes.inodes)
             writer.hash_and_sync_payload()  # on a thread of its own, while the metadata members are made
             result.counts = oc.count(entries)
             result.warnings = empty_warning(entries, homes, {oc.COLLECTED, oc.CHANGED, oc.SYMLINK})

@@ -19,6 +19,7 @@ from aitrail.collector.bundle import layout
 from aitrail.collector.bundle.layout import IndexEntry
 from aitrail.collector.bundle.writer import BundleWriter
 from aitrail.collector.capture import Capture, Capturer
+from aitrail.collector.secret_inodes import SecretInodes
 from aitrail.collector.walk import Tree
 
 
@@ -48,10 +49,10 @@ class _Job:
 
 
 def capture_all(entries: list[oc.Entry], writer: BundleWriter, spool_dir: str, progress_enabled: bool,
-                forbidden: dict[tuple[int, int], str] | None = None) -> None:
+                forbidden: SecretInodes | None = None) -> None:
     """Read every entry still without an outcome and write it to the bundle.
 
-    ``forbidden`` maps the (device, inode) of credential files to their names:
+    ``forbidden`` knows the (device, inode) of the secrets (secret_inodes.py):
     a file that turns out to be one of them when opened is never read.
     """
     jobs, duplicates = _plan_jobs(entries)
@@ -63,7 +64,7 @@ def capture_all(entries: list[oc.Entry], writer: BundleWriter, spool_dir: str, p
             location = job.entry.target.location
             capturer = capturers.get(location.label)
             if capturer is None:
-                capturer = capturers[location.label] = Capturer(Tree(location), spool_dir, writer, forbidden or {})
+                capturer = capturers[location.label] = Capturer(Tree(location), spool_dir, writer, forbidden)
             capture = capturer.capture(job.entry.parts, job.member)
             stored = capture.write_to(writer, job.member, job.link_member)
             if _record(job, capture, stored):

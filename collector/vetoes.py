@@ -11,8 +11,9 @@ again on the open descriptor, in capture.py):
 * **home secrets** that belong to no agent (SSH and GPG keys, cloud and
   container credentials, password stores, keyrings): a relocated root or a
   link can never make them agent data;
-* **the credential files themselves**, by device and inode: a hard link to
-  ``auth.json`` under ``projects/`` has another name and the same secret.
+* **the secret files themselves**, by device and inode (secret_inodes.py): a
+  hard link to ``auth.json`` or ``~/.ssh/id_ed25519`` under ``projects/`` has
+  another name and the same secret.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import re
 from aitrail.collector.fsmeta import Meta
 from aitrail.collector.globs import is_literal, path_regex, split_segments
 from aitrail.collector.plan import Target
+from aitrail.collector.secret_inodes import SecretInodes, secret_roots
 from aitrail.collector.walk import Match, Tree
 
 # Location-relative globs below every home (docs/catalog.md, "Never collected").
@@ -37,11 +39,12 @@ class Vetoes:
     """The vetoes of one run, by location label."""
 
     def __init__(self, never_targets: dict[str, list[Target]], home_labels: set[str],
-                 credential_inodes: dict[tuple[int, int], str]):
+                 credential_inodes: dict[tuple[int, int], str], system_base: str | None = None):
         self._patterns = {label: _compile_never(targets) for label, targets in never_targets.items()}
         self._home_labels = home_labels
         self._home_secrets = _compile_globs([split_segments(glob) for glob in HOME_SECRETS])
-        self.credential_inodes = credential_inodes
+        matchers = {label: pattern.match for label, pattern in self._patterns.items() if pattern is not None}
+        self.inodes = SecretInodes(credential_inodes, secret_roots(HOME_SECRETS, never_targets, matchers, system_base))
 
     def reason(self, match: Match) -> str | None:
         """Why this match is never collected, or None."""
@@ -52,17 +55,14 @@ class Vetoes:
             return "credential store: catalogued, never opened"
         if label in self._home_labels and self._home_secrets.match(path):
             return "a secret of the home that belongs to no agent (docs/catalog.md): never opened"
-        return inode_veto(self.credential_inodes, match.meta)
+        return inode_veto(self.inodes, match.meta)
 
 
-def inode_veto(credential_inodes: dict[tuple[int, int], str], meta: Meta | None) -> str | None:
-    """Why a file with a credential's device and inode is never opened, or None for any other lstat."""
+def inode_veto(inodes: SecretInodes, meta: Meta | None) -> str | None:
+    """Why a file with a secret's device and inode (or a hard link not cleared) is never opened, or None."""
     if meta is None or meta.kind != "file":
         return None
-    credential = credential_inodes.get((meta.dev, meta.ino))
-    if credential is None:
-        return None
-    return f"the same file (device and inode) as the credential {credential}: never opened"
+    return inodes.veto(meta.dev, meta.ino, meta.nlink)
 
 
 def credential_inodes(trees: dict[str, Tree], never_targets: dict[str, list[Target]]) -> dict[tuple[int, int], str]:
