@@ -162,7 +162,8 @@ def test_a_torn_line_is_reported_and_the_lines_after_it_are_read():
 
 
 PAIR_PIECES = [b'"role"', b"user_message", b"agent_message", b"agent_reasoning", b'"reasoning"', b"role", b"reasoning",
-               b"_message", b"x", b'"', b"agent_", b"\\u0072ole"]
+               b"_message", b"x", b'"', b"agent_", b"\\u0072ole", b'"summary"', b"summary", b'images"', b"images",
+               b"local_", b"imag\\u0065s"]
 
 
 @given(st.lists(st.sampled_from(PAIR_PIECES), max_size=8))
@@ -172,7 +173,7 @@ def test_the_pair_markers_are_found_exactly_as_the_pattern_finds_them(pieces):
     from aitrail.analyzer.parsers.codex.pairing import names_a_pair
 
     raw = b"".join(pieces)
-    pattern = re.compile(rb'"role"|user_message|agent_message|agent_reasoning|"reasoning"')
+    pattern = re.compile(rb'"role"|user_message|agent_message|agent_reasoning|"reasoning"|"summary"|images"')
     assert names_a_pair(raw) is (pattern.search(raw) is not None)
 
 
@@ -233,6 +234,122 @@ def test_the_typescript_rollout_joins_calls_and_reads_denials():
     assert [(row.turn_type, row.text) for row in rows[1:]] == [
         ("tool_use", "rm x"), ("tool_result", "aborted\nmetadata: {}"), ("system", "permission decision: denied"),
         ("system", "context (user): No, don't do that — stop for now.")]
+
+
+# -- images, records without their type, times that cannot be read ------------------------------
+
+PNG = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAAB"  # 32 base64 characters: 24 bytes
+
+
+def test_a_reply_that_also_holds_an_image_is_kept_once_with_its_image_described():
+    reply = {"type": "message", "role": "assistant", "content": [
+        {"type": "output_text", "text": "The spike is marked."}, {"type": "input_image", "image_url": PNG}]}
+    rows = rollout_rows(tagged(("response_item", reply),
+                               ("event_msg", {"type": "agent_message", "message": "The spike is marked."})))
+    assert [(row.turn_type, row.text) for row in rows] == [
+        ("assistant", "The spike is marked.\n[image image/png, 24 bytes]"),
+        ("system", "duplicate of line 1 (agent_message event of that response item)")]
+
+
+def test_each_text_part_of_a_reply_pairs_with_its_own_event():
+    reply = {"type": "message", "role": "assistant", "content": [
+        {"type": "output_text", "text": "Two causes:"}, {"type": "input_image", "image_url": "https://x.test/a.png"},
+        {"type": "output_text", "text": "pool size and retries."}]}
+    rows = rollout_rows(tagged(("event_msg", {"type": "agent_message", "message": "Two causes:"}),
+                               ("response_item", reply),
+                               ("event_msg", {"type": "agent_message", "message": "pool size and retries."})))
+    assert [row.text for row in rows] == [
+        "duplicate of line 2 (agent_message event of that response item)",
+        "Two causes:\n[image https://x.test/a.png]\npool size and retries.",
+        "duplicate of line 2 (agent_message event of that response item)"]
+
+
+def test_a_prompt_with_an_image_is_kept_once_from_its_event():
+    prompt = {"type": "message", "role": "user", "content": [
+        {"type": "input_text", "text": "What is wrong here?"}, {"type": "input_image", "image_url": PNG}]}
+    rows = rollout_rows(tagged(("response_item", prompt), ("event_msg", {
+        "type": "user_message", "message": "What is wrong here?", "images": [PNG], "local_images": []})))
+    assert [(row.turn_type, row.text) for row in rows] == [
+        ("system", "duplicate of line 2 (the prompt, as its user_message event)"), ("user", "What is wrong here?"),
+        ("system", "attachments: 1 pasted image(s)")]
+    alone = rollout_rows(tagged(("response_item", prompt)))
+    assert [(row.turn_type, row.text) for row in alone] == [
+        ("user", "What is wrong here?\n[image image/png, 24 bytes]")]
+
+
+def test_a_message_without_its_type_is_read_as_that_roles_message():
+    untyped = {"role": "user", "content": [{"type": "input_text", "text": "Add a retry."}]}
+    rows = rollout_rows(tagged(("response_item", untyped),
+                               ("event_msg", {"type": "user_message", "message": "Add a retry.", "images": []}),
+                               ("response_item", {"type": None, "role": "assistant", "content": "Added."})))
+    assert [(row.turn_type, row.text) for row in rows] == [
+        ("system", "duplicate of line 2 (the prompt, as its user_message event)"), ("user", "Add a retry."),
+        ("assistant", "Added.")]
+
+
+def test_calls_reasoning_and_outputs_without_their_type_are_read_by_their_fields():
+    rows = rollout_rows(tagged(
+        ("response_item", {"name": "shell_command", "arguments": '{"command":"pytest -q"}', "call_id": "c1"}),
+        ("response_item", {"call_id": "c1", "output": "3 passed"}),
+        ("response_item", {"name": "apply_patch", "input": "*** Begin Patch", "call_id": "c2"}),
+        ("response_item", {"call_id": "c2", "name": "apply_patch", "output": "Done"}),
+        ("event_msg", {"type": "agent_reasoning", "text": "**Retry**"}),
+        ("response_item", {"summary": [{"type": "summary_text", "text": "**Retry**"}], "encrypted_content": None})))
+    assert [(row.turn_type, row.tool_name, row.tool_use_id, row.text) for row in rows] == [
+        ("tool_use", "shell_command", "c1", "pytest -q"), ("tool_result", "shell_command", "c1", "3 passed"),
+        ("tool_use", "apply_patch", "c2", "*** Begin Patch"), ("tool_result", "apply_patch", "c2", "Done"),
+        ("system", "", "", "duplicate of line 6 (agent_reasoning event of that response item)"),
+        ("thinking", "", "", "**Retry**")]
+
+
+def test_a_record_without_type_that_fits_no_type_or_two_stays_unknown():
+    rows = rollout_rows(tagged(("response_item", {"role": "user", "content": "x", "call_id": "c", "output": "y"}),
+                               ("response_item", {"call_id": "c"}),
+                               ("response_item", {"type": ["message"], "role": "user", "content": "z"})))
+    assert [row.text.split(":")[0] for row in rows] == ["unknown response item type (none)"] * 2 + [
+        'unknown response item type ["message"]']
+
+
+def test_an_event_without_type_is_a_prompt_only_when_it_holds_the_prompts_image_lists():
+    rows = rollout_rows(tagged(message("user", "Ship it."),
+                               ("event_msg", {"message": "Ship it.", "images": [], "local_images": []}),
+                               ("event_msg", {"message": "Reconnecting... 1/5"})))
+    assert [(row.turn_type, row.text) for row in rows] == [
+        ("system", "duplicate of line 2 (the prompt, as its user_message event)"), ("user", "Ship it."),
+        ("system", 'event: (no type) {"message":"Reconnecting... 1/5"}')]
+
+
+def test_an_untagged_line_without_type_is_read_as_the_item_its_fields_make():
+    lines = [{"id": THREAD, "timestamp": "2025-08-14T14:02:11.873Z"},
+             {"role": "assistant", "content": [{"type": "output_text", "text": "Done."}]}]
+    path = ".codex/sessions/rollout-2025-08-14T16-02-11-" + THREAD + ".jsonl"
+    rows = drafts(FakeBundle({("codex.rollouts_untagged_flat", path):
+                              b"".join(json.dumps(line).encode() + b"\n" for line in lines)}),
+                  path, "codex.rollout_untagged.v1")
+    assert [(row.turn_type, row.text, row.timestamp_source) for row in rows[1:]] == [("assistant", "Done.", "index")]
+
+
+def test_a_session_meta_whose_times_cannot_be_read_is_untimed_not_dated_by_another_line():
+    data = tagged(("session_meta", {"id": THREAD, "timestamp": "2026-07-02T09:14:05.000Z"}))
+    data += json.dumps({"timestamp": "2026-07-02 09:20:00", "type": "session_meta",  # no zone: not a time
+                        "payload": {"id": "parent", "timestamp": "yesterday"}}).encode() + b"\n"
+    data += json.dumps({"timestamp": "bad", "type": "session_meta",
+                        "payload": {"id": "grandparent", "timestamp": "2026-07-01T08:00:00.000Z"}}).encode() + b"\n"
+    rows = rollout_rows(data)
+    assert [(row.text, row.timestamp_ns, row.timestamp_source) for row in rows[1:]] == [
+        ("session start: id=parent", None, "record"),  # the stamper writes an untimed row's source as none
+        ("session start: id=grandparent", 1782892800000000000, "record")]  # the meta's own session start
+
+
+def test_the_typescript_session_row_keeps_its_own_time_and_untyped_items_are_read():
+    document = {"session": {"timestamp": "2025-05-02T10:41:07.512Z", "id": "s1", "instructions": "Be brief."},
+                "items": [{"role": "user", "content": "List the TODOs."}]}
+    path = ".codex/sessions/rollout-2025-05-02-8f0c1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b.json"
+    rows = drafts(FakeBundle({("codex.rollouts_legacy_json", path): json.dumps(document).encode()}), path,
+                  "codex.rollout_legacy_json.v1")
+    assert [(row.turn_type, row.text, row.timestamp_source) for row in rows] == [
+        ("system", "session start: id=s1 (TypeScript CLI rollout)", "record"),
+        ("system", "instructions: Be brief.", "record"), ("user", "List the TODOs.", "index")]
 
 
 # -- history, index, state database -------------------------------------------------------------
@@ -327,8 +444,11 @@ def test_a_lone_surrogate_escape_is_kept_as_text_that_utf8_can_write():
 # -- one read: pairing while reading (parsers/codex/pairing.py) -----------------------------------
 
 
-def _interleaved(seed: int) -> bytes:
-    """Prompts, replies and reasoning, each recorded twice in either order at some distance, some once."""
+def _interleaved(seed: int, variants: bool = False) -> bytes:
+    """Prompts, replies and reasoning, each recorded twice in either order at some distance, some once.
+
+    ``variants``: messages may also hold an image, and records may be written without their type.
+    """
     import random
 
     rng = random.Random(seed)
@@ -343,6 +463,13 @@ def _interleaved(seed: int) -> bytes:
         else:
             pair = [("response_item", {"type": "reasoning", "summary": [{"type": "summary_text", "text": text}]}),
                     ("event_msg", {"type": "agent_reasoning", "text": text})]
+        if variants:
+            image = {"type": "input_image", "image_url": "data:image/png;base64,AAAA"}
+            for _, payload in pair:
+                if "content" in payload and rng.random() < 0.5:
+                    payload["content"] = [*payload["content"], image]
+                if rng.random() < 0.3:  # untyped: only a prompt event is still a pair's half, in both reads
+                    del payload["type"]
         rng.shuffle(pair)
         if rng.random() < 0.2:
             pair = pair[:1]  # recorded once: stays unpaired
@@ -360,8 +487,8 @@ def _texts(data: bytes) -> list[tuple]:
 def test_pairing_while_reading_gives_the_pairs_of_the_whole_file(monkeypatch):
     from aitrail.analyzer.parsers.codex import pairing
 
-    for seed in range(30):
-        data = _interleaved(seed)
+    for seed in range(60):
+        data = _interleaved(seed % 30, variants=seed >= 30)
         one_read = _texts(data)
         monkeypatch.setattr(pairing, "HOLD_ROWS", 0)  # settle at the first held row: the whole file's pairing
         whole_file = _texts(data)

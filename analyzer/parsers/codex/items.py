@@ -12,10 +12,15 @@ Calls and results are joined by ``call_id`` only (``formats.calls.CallLedger``).
 a JSON *string*: shell calls show the decoded command, other calls the string
 itself (it already is JSON text). An output that is itself a JSON string
 ``{"output":..., "metadata":...}`` (rollouts before 2026-05) is decoded once more.
+Image parts are shown by the shared ``formats.text.image_placeholder``; an item
+written without its ``type`` is read as the one type its fields fit (``item_kind``).
 
 References: openai/codex@ed6e5cf919 codex-rs/protocol/src/models.rs:703-749,753-909,1170-1235,1313-1328;
 codex-rs/core/src/tools/mod.rs:61-86; openai/codex@82061660ae core/src/tools/mod.rs (JSON output);
-openai/codex@0846c126ea codex-rs/core/src/event_mapping.rs (contextual user messages);
+openai/codex@0846c126ea codex-rs/core/src/event_mapping.rs (contextual user messages, reply events);
+openai/codex@01baf68dc7 codex-rs/protocol/src/items.rs (one agent_message event per text part);
+openai/codex@001cb8e233 codex-rs/protocol/src/models.rs (ResponseItem, tagged by ``type``);
+openai/openai-python@0ff7d7b513 src/openai/types/responses/easy_input_message.py (``type`` optional);
 openai/codex@109c40defd codex-rs/core/src/context/contextual_user_message.rs;
 openai/codex@c8984c96f2 codex-rs/core/src/context/user_instructions.rs;
 openai/codex@001f15e971 codex-rs/core/src/tools/events.rs (rejection texts);
@@ -35,7 +40,7 @@ from collections.abc import Iterable, Iterator
 from aitrail.analyzer.formats.calls import CallLedger
 from aitrail.analyzer.formats.decode import decode_json
 from aitrail.analyzer.formats.idioms import as_dict, plain
-from aitrail.analyzer.formats.text import excerpt
+from aitrail.analyzer.formats.text import excerpt, image_placeholder, is_image_block
 from aitrail.analyzer.rows import Draft
 
 # Function names whose arguments carry a command line: shown as the command itself.
@@ -98,7 +103,7 @@ _TEXT_FIELDS = {"input_text": "text", "output_text": "text", "text": "text", "su
 
 
 def content_parts(content) -> list[tuple[str, str]]:
-    """(kind, text) per content part: kind ``text``, ``image`` or ``other``."""
+    """(kind, text) per content part: kind ``text``, ``image`` (``formats.text.image_placeholder``) or ``other``."""
     if isinstance(content, str):
         return [("text", content)]
     if not isinstance(content, list):
@@ -110,8 +115,8 @@ def content_parts(content) -> list[tuple[str, str]]:
         field = _TEXT_FIELDS.get(kind) if isinstance(kind, str) else None
         if field is not None:
             parts.append(("text", as_text(part_dict.get(field))))
-        elif kind in ("input_image", "image"):
-            parts.append(("image", "[image]"))
+        elif is_image_block(part_dict):
+            parts.append(("image", image_placeholder(part_dict)))
         elif kind == "encrypted_content":
             parts.append(("other", "[encrypted content]"))
         else:
@@ -145,6 +150,16 @@ def prompt_signature(content) -> bytes:
     return signature("".join(texts))
 
 
+def reply_signatures(content) -> list[bytes]:
+    """One signature per text part of an assistant message: what its ``agent_message`` events repeat.
+
+    Codex writes one event per text part and none for an image part
+    (event_mapping.rs ``parse_agent_message``, items.rs ``as_legacy_events``),
+    so a reply that also holds an image still pairs with its event.
+    """
+    return [signature(text) for kind, text in content_parts(content) if kind == "text"]
+
+
 def is_context(content) -> bool:
     """A user-role message the harness wrote (environment, AGENTS.md, shell and abort notices)."""
     for kind, text in content_parts(content):
@@ -157,6 +172,46 @@ def is_context(content) -> bool:
 def reasoning_texts(item: dict) -> tuple[list[str], list[str]]:
     """(summary parts, raw content parts) of a reasoning item."""
     return text_parts(item.get("summary")), text_parts(item.get("content"))
+
+
+# -- items written without their type ---------------------------------------------------------
+
+
+def item_kind(item: dict) -> str | None:
+    """A ResponseItem's type: its ``type`` tag; when the tag is missing (or null), the one type its fields fit.
+
+    A ``type`` of another JSON kind (a list, a number) is no tag: None, an unknown item.
+    """
+    kind = item.get("type")
+    if isinstance(kind, str):
+        return kind
+    return untagged_kind(item) if kind is None else None
+
+
+def untagged_kind(item: dict) -> str | None:
+    """The ResponseItem type whose required fields an untagged item has, when exactly one type has them.
+
+    Upstream's variants (protocol/src/models.rs ``ResponseItem``) share no such
+    set: ``role`` + ``content`` is only a message (the Responses API's
+    ``EasyInputMessage`` makes ``type`` optional), a ``summary`` list only
+    reasoning, ``name`` + ``arguments`` + ``call_id`` only a function call,
+    ``name`` + ``input`` + ``call_id`` only a custom tool call, and ``call_id``
+    + ``output`` a call's output (function or custom: read alike). Anything
+    else, or an item that fits two, stays an unknown item.
+    """
+    fits = []
+    if isinstance(item.get("role"), str) and isinstance(item.get("content"), (list, str)):
+        fits.append("message")
+    if isinstance(item.get("summary"), list):
+        fits.append("reasoning")
+    called = isinstance(item.get("call_id"), str)
+    if called and isinstance(item.get("name"), str) and "arguments" in item:
+        fits.append("function_call")
+    if called and isinstance(item.get("name"), str) and "input" in item:
+        fits.append("custom_tool_call")
+    if called and "output" in item:
+        fits.append("function_call_output")
+    return fits[0] if len(fits) == 1 else None
 
 
 # -- calls and results ------------------------------------------------------------------------
@@ -263,15 +318,15 @@ class ItemReader:
         self.calls = CallLedger()
 
     def rows(self, item: dict, locator: str, moment: dict, duplicate_of: int | None = None) -> Iterable[Draft]:
-        """The rows of one ResponseItem, by its type; an unknown type is one system row.
+        """The rows of one ResponseItem, by its ``item_kind``; an unknown type is one system row.
 
         The handler's own generator is handed back, not wrapped in one more:
         this runs once per rollout line.
         """
-        kind = item.get("type")
-        handler = _HANDLERS.get(kind) if isinstance(kind, str) else None
+        kind = item_kind(item)
+        handler = _HANDLERS.get(kind) if kind is not None else None
         if handler is None:
-            return [Draft("system", f"unknown response item type {as_text(kind) or '(none)'}: "
+            return [Draft("system", f"unknown response item type {as_text(item.get('type')) or '(none)'}: "
                                     f"{excerpt(as_text(item))}", locator, **moment)]
         return handler(self, item, locator, moment, duplicate_of)
 

@@ -4,10 +4,14 @@ A prompt is a ``response_item`` user message *and* a ``user_message`` event; a
 reply an assistant message and an ``agent_message`` event; a reasoning
 summary a reasoning item and ``agent_reasoning`` events. Per content (kind
 and whitespace-free text digest), the n-th response line pairs with the n-th
-event line; extras stay unpaired. In a pair the prompt keeps the event (it
-holds only what the user typed) and the response line becomes a
-``duplicate of line N`` row; replies and reasoning keep the response item (it
-is complete) and the event becomes the duplicate.
+event line; extras stay unpaired. Only text is compared: a prompt's event
+holds its typed text without the image parts, and a reply gives one event per
+text part and none for an image part. Lines written without their ``type``
+pair as the type their fields make certain (``items.item_kind``,
+``event_kind``). In a pair the prompt keeps the event (it holds only what
+the user typed) and the response line becomes a ``duplicate of line N`` row;
+replies and reasoning keep the response item (it is complete) and the event
+becomes the duplicate.
 
 ``Repeats`` finds the pairs while the rollout is read, in one pass. The row
 of a line that a *later* line may still repeat (a prompt's response line
@@ -35,10 +39,11 @@ from aitrail.analyzer.rows import Draft
 from .items import (
     PROMPT_REPEAT,
     as_text,
-    content_text,
     is_context,
+    item_kind,
     prompt_signature,
     reasoning_texts,
+    reply_signatures,
     signature,
 )
 
@@ -47,13 +52,14 @@ def names_a_pair(raw: bytes) -> bool:
     """Whether a line's raw text holds a marker that any half of a pair holds.
 
     The raw text must say what the value says: a key spelled with escapes is
-    not taken for one. Up to five searches in C: a regular expression of the
-    five alternatives, which tries each at every byte, took three times as
-    long on a reasoning line and six times on a 5 KB line.
+    not taken for one. Up to seven searches in C: a regular expression of the
+    alternatives, which tries each at every byte, took three times as long on
+    a reasoning line and six times on a 5 KB line (measured with five).
     """
-    # the commonest first: reasoning items, messages, then the events
+    # the commonest first: reasoning items, messages, then the events; last, what the halves written
+    # without their type hold instead of it (a reasoning item's summary, a prompt event's image lists)
     return (b'"reasoning"' in raw or b'"role"' in raw or b"agent_reasoning" in raw or b"agent_message" in raw
-            or b"user_message" in raw)
+            or b"user_message" in raw or b'"summary"' in raw or b'images"' in raw)
 
 
 _EVENT_FIELDS = {"user_message": ("user", "message"), "agent_message": ("assistant", "message"),
@@ -64,33 +70,52 @@ HOLD_CHARACTERS = 8 * 1024 * 1024
 
 
 _SIDES = {"response_item": "response", "event_msg": "event"}  # a tagged line's type: its side
+# fields only a user_message event has among the events that carry a ``message`` (protocol.rs UserMessageEvent)
+_PROMPT_EVENT_FIELDS = ("images", "local_images")
+
+
+def event_kind(event: dict) -> str:
+    """An event's type: its ``type`` tag; untagged, ``user_message`` when its fields say so, else ''.
+
+    Error, warning, agent and background events all carry a ``message`` too,
+    so a ``message`` alone says nothing; a prompt event alone has image lists.
+    A tag of another JSON kind is given as JSON text (never an event kind).
+    """
+    kind = event.get("type")
+    if kind is None and isinstance(event.get("message"), str) and any(key in event for key in _PROMPT_EVENT_FIELDS):
+        return "user_message"
+    return as_text(kind)
 
 
 def record_item(record: dict) -> tuple[str, dict]:
-    """('response'|'event', payload) of a decoded line; ('', {}) for anything else."""
-    if "payload" in record:
-        kind = record.get("type")  # any JSON value: a list or object is no key of _SIDES (nor hashable)
-        return _SIDES.get(kind, "") if isinstance(kind, str) else "", as_dict(record.get("payload"))
-    return ("response", record) if isinstance(record.get("type"), str) else ("", {})
+    """('response'|'event', payload) of a decoded line; ('', {}) for anything else.
+
+    The line forms are told apart in the order ``RolloutReader.line_rows`` uses.
+    """
+    kind = record.get("type")  # any JSON value: a list or object is no key of _SIDES (nor hashable)
+    if "payload" in record and isinstance(kind, str):
+        return _SIDES.get(kind, ""), as_dict(record.get("payload"))
+    if "record_type" in record or (not isinstance(kind, str) and "id" in record and "timestamp" in record):
+        return "", {}  # a state line, an untagged meta line
+    return ("response", record) if item_kind(record) is not None else ("", {})
 
 
 def signatures(side: str, item: dict) -> list[tuple[str, bytes]]:
     """(content kind, signature) of each pairable piece of a response item or event."""
-    kind = item.get("type")
-    if side == "response" and kind == "message":
+    if side == "event":
+        field = _EVENT_FIELDS.get(event_kind(item))
+        return [(field[0], signature(as_text(item.get(field[1]))))] if field else []
+    kind = item_kind(item) if side == "response" else None
+    if kind == "message":
         role, content = item.get("role"), item.get("content")
         if role == "user" and not is_context(content):
             return [("user", prompt_signature(content))]
         if role == "assistant":
-            return [("assistant", signature(content_text(content)))]
-    elif side == "response" and kind == "reasoning":
+            return [("assistant", digest) for digest in reply_signatures(content)]
+    elif kind == "reasoning":
         summary, raw = reasoning_texts(item)
         return [*(("reasoning", signature(text)) for text in summary),
                 *(("reasoning_raw", signature(text)) for text in raw)]
-    elif side == "event":
-        field = _EVENT_FIELDS.get(kind) if isinstance(kind, str) else None
-        if field:
-            return [(field[0], signature(as_text(item.get(field[1]))))]
     return []
 
 
@@ -243,5 +268,5 @@ def _repeat_text(kind: str, line: Line) -> str:
     if kind == "user":
         return PROMPT_REPEAT
     record = line.value
-    event = as_dict(record.get("payload")).get("type") if "payload" in record else record.get("type")
-    return EVENT_REPEAT.replace("{kind}", as_text(event))
+    event = as_dict(record.get("payload")) if "payload" in record else record
+    return EVENT_REPEAT.replace("{kind}", event_kind(event))

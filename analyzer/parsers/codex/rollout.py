@@ -42,9 +42,10 @@ from .items import (
     ItemReader,
     as_text,
     content_text,
+    item_kind,
     json_value,
 )
-from .pairing import EVENT_REPEAT, Repeats
+from .pairing import EVENT_REPEAT, Repeats, event_kind
 
 TAGGED_TYPES = ("session_meta", "turn_context", "response_item", "event_msg", "compacted")
 THREAD_ID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
@@ -109,6 +110,10 @@ class RolloutReader:
                                    self.duplicates.get(line.number))
         if "id" in record and "timestamp" in record:
             return self.session_meta(record, locator, ns_from_iso(record.get("timestamp")))
+        if item_kind(record) is not None:  # a bare ResponseItem written without its type (items.untagged_kind)
+            self.learn_cwd(record)
+            return self.items.rows(record, locator, self.moment(self.start_ns, "index"),
+                                   self.duplicates.get(line.number))
         return [bad_line(line.number, "an object with no rollout record type", line.raw)]
 
     def tagged(self, record: dict, kind: str, line: Line) -> Iterable[Draft]:
@@ -136,7 +141,7 @@ class RolloutReader:
 
     def learn_cwd(self, item: dict) -> None:
         """Untagged rollouts record no cwd but in the injected ``<environment_context>``: take it there."""
-        if self.project or item.get("type") != "message" or item.get("role") != "user":
+        if self.project or item.get("role") != "user" or item_kind(item) != "message":
             return
         found = search_after(content_text(item.get("content")), "<environment_context>", _CWD)
         if found:
@@ -145,14 +150,21 @@ class RolloutReader:
     # session_meta and turn_context
 
     def session_meta(self, meta: dict, locator: str, timestamp_ns: int | None) -> Iterator[Draft]:
-        """The ``session start:`` row, and the thread's id, cwd and branch for later rows."""
+        """The ``session start:`` row, and the thread's id, cwd and branch for later rows.
+
+        The row's time is this line's own: the line's ``timestamp``, else the
+        session start the meta itself records; with neither the row is untimed
+        (never another line's time, which this record does not claim).
+        """
         git = as_dict(meta.get("git"))
+        started = ns_from_iso(meta.get("timestamp"))
+        own_ns = timestamp_ns if timestamp_ns is not None else started
         if not self.meta_seen:  # a forked file repeats its parent's meta later: the first is this thread's
             self.meta_seen = True
             self.session_id = as_text(meta.get("id")) or self.session_id
             self.project = as_text(meta.get("cwd")) or self.project
             self.branch = as_text(git.get("branch"))
-            self.start_ns = ns_from_iso(meta.get("timestamp")) or timestamp_ns
+            self.start_ns = own_ns if started is None else started
         fields = [f"id={as_text(meta.get('id'))}"] + ([f"cwd={as_text(meta['cwd'])}"] if meta.get("cwd") else [])
         fields += [f"{key}={as_text(meta[key])}" for key in META_KEYS if meta.get(key) not in (None, "")]
         fields += [f"git_{key}={as_text(git[key])}" for key in ("branch", "commit_hash", "repository_url")
@@ -160,7 +172,7 @@ class RolloutReader:
         base = as_dict(meta.get("base_instructions")).get("text")
         if isinstance(base, str):
             fields.append(f"base_instructions={len(base)} characters")
-        moment = self.moment(timestamp_ns if timestamp_ns is not None else self.start_ns)
+        moment = self.moment(own_ns)
         yield Draft("system", "session start: " + " ".join(fields), locator, **moment)
         instructions = meta.get("instructions")
         if isinstance(instructions, str) and instructions.strip():
@@ -195,7 +207,7 @@ class RolloutReader:
 
     def event(self, event: dict, line: Line, timestamp_ns: int | None) -> Iterator[Draft]:
         """An event_msg: prompts, turn boundaries, tool events, tokens; the rest as system rows."""
-        kind, locator, moment = as_text(event.get("type")), line.locator, self.moment(timestamp_ns)
+        kind, locator, moment = event_kind(event), line.locator, self.moment(timestamp_ns)
         repeats = self.duplicates.get(line.number)
         if kind == "user_message":
             yield Draft("user", as_text(event.get("message")), locator, **moment)
@@ -349,15 +361,17 @@ def parse_rollout_legacy_json(ctx: ParseContext) -> Iterator[Draft]:
         return
     document = cast(dict, document)  # json_document's kind: an object, when there is no problem
     session = as_dict(document.get("session"))
-    # one time for the whole file: the session's start, a session-level time ("index")
+    # one time for the whole file: the session's start, a session-level time ("index") for the items;
+    # the session object's own rows keep "record" (the time is theirs), as an untagged meta line's do
     moment: dict[str, Any] = {"timestamp_ns": ns_from_iso(session.get("timestamp")), "timestamp_source": "index",
               "session_id": as_text(session.get("id")) or thread_id_from_name(ctx.source.name)}
     if "session" in document:
+        own = {**moment, "timestamp_source": "record"}
         yield Draft("system", f"session start: id={as_text(session.get('id'))} (TypeScript CLI rollout)",
-                    "json:/session", **moment)
+                    "json:/session", **own)
         instructions = session.get("instructions")
         if isinstance(instructions, str) and instructions.strip():
-            yield Draft("system", f"instructions: {instructions}", "json:/session/instructions", **moment)
+            yield Draft("system", f"instructions: {instructions}", "json:/session/instructions", **own)
     else:
         yield bad_record("json:/", "rollout without a session object")
     items = document.get("items")
