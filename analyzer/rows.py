@@ -204,12 +204,14 @@ class Stamper:
     def stamp(self, draft: Draft, ordinal: int) -> tuple[bytes, tuple[str, ...]]:
         """(sort key, row) for a draft: the key is ``sort_key``'s, the last column ``event_id``'s."""
         provenance, timestamp_ns = self.provenance, draft.timestamp_ns
+        if timestamp_ns is not None and not MIN_NS <= timestamp_ns <= MAX_NS:
+            timestamp_ns = None  # no year 0001-9999 can say it: the row is untimed, never a crash
         if timestamp_ns is None:
             text, head = "", _UNTIMED
         else:
             if timestamp_ns != self._last_ns:
                 self._last_ns, self._last_text = timestamp_ns, format_timestamp(timestamp_ns)
-                self._last_head = _TIMED.pack(0, timestamp_ns + _OFFSET)
+                self._last_head = _time_head(timestamp_ns)
             text, head = self._last_text, self._last_head
         locator, turn_type = draft.locator, draft.turn_type
         identity = _sha256(f"{self._id_head}{locator}\0{turn_type}\0{ordinal}".encode()).hexdigest()[:32]
@@ -233,22 +235,35 @@ def sort_key(timestamp_ns: int | None, agent: str, source: str, ordinal: int) ->
     Timed rows (0x00, time offset to unsigned) before untimed ones (0x01); then
     agent, source (NUL-terminated: NUL sorts before any character) and ordinal.
     """
-    if timestamp_ns is None:
+    if timestamp_ns is None or not MIN_NS <= timestamp_ns <= MAX_NS:
         head = _UNTIMED
     else:
-        head = _TIMED.pack(0, timestamp_ns + _OFFSET)
+        head = _time_head(timestamp_ns)
     return b"".join((head, agent.encode(), b"\0", source.encode(), b"\0", _ORDINAL.pack(ordinal)))
 
 
-_TIMED = struct.Struct(">BQ")
+# Every time a parser accepts lies in years 0001-9999 (ISO 8601's four digits; Unix ms up to 1e14
+# and seconds up to 1e11 are years up to 5138), ns since the epoch from about -6.2e19 to 2.5e20: more
+# than 64 bits. The key holds the time plus 2**95 in 96 bits (a 32-bit and a 64-bit part), so every
+# such time sorts by plain byte comparison; 2**63 in 64 bits stopped at 2262-04-11.
+MIN_NS = -62_135_596_800 * 1_000_000_000  # 0001-01-01T00:00:00Z
+MAX_NS = 253_402_300_800 * 1_000_000_000 - 1  # 9999-12-31T23:59:59.999999999Z
+_TIMED = struct.Struct(">BIQ")
 _ORDINAL = struct.Struct(">Q")
-_OFFSET = 1 << 63
-_UNTIMED = _TIMED.pack(1, 0)
+_OFFSET = 1 << 95
+_LOW = (1 << 64) - 1
+_UNTIMED = _TIMED.pack(1, 0, 0)
+
+
+def _time_head(timestamp_ns: int) -> bytes:
+    """The key's first 13 bytes for a time within MIN_NS..MAX_NS."""
+    shifted = timestamp_ns + _OFFSET
+    return _TIMED.pack(0, shifted >> 64, shifted & _LOW)
 
 
 def key_time(key: bytes) -> int | None:
     """The timestamp (ns) a sort key begins with; None for an untimed row (or a key too short to hold one)."""
     if len(key) < _TIMED.size:
         return None
-    untimed, shifted = _TIMED.unpack_from(key)
-    return None if untimed else shifted - _OFFSET
+    untimed, high, low = _TIMED.unpack_from(key)
+    return None if untimed else ((high << 64) | low) - _OFFSET

@@ -19,7 +19,15 @@ here carries:
   (the moment the evidence is known to have existed),
   ``timestamp_desc`` is ``No time recorded (collection time)``,
   ``aitrail_no_timestamp`` is true and ``tag`` is ``["aitrail-no-timestamp"]``,
-  so it can be filtered out or found in one query.
+  so it can be filtered out or found in one query;
+* a row whose time pandas cannot hold (Timesketch's importers parse
+  ``datetime`` with pandas, whose range is 1677-09-21 to 2262-04-11) is kept
+  the same way: ``datetime`` the collection's start, ``timestamp_desc``
+  ``Time outside Timesketch's range: <time> (collection time)``, ``tag``
+  ``["aitrail-time-out-of-range"]``; its own time stays in ``timestamp_utc``.
+  A collection start that is itself unreadable or out of range (a re-sealed
+  collection.json) gives ``1970-01-01T00:00:00.000Z`` and says so, so no row is
+  ever dropped by the importer.
 """
 
 from __future__ import annotations
@@ -35,6 +43,10 @@ EXTRA_COLUMNS = ("message", "datetime", "timestamp", "timestamp_desc")
 TRAILING_COLUMNS = ("hostname", "case_id", "bundle_sha256", "aitrail_no_timestamp", "tag")
 CSV_COLUMNS = (*EXTRA_COLUMNS, *COLUMNS, *TRAILING_COLUMNS)
 NO_TIME_TAG = "aitrail-no-timestamp"
+OUT_OF_RANGE_TAG = "aitrail-time-out-of-range"
+# pandas.Timestamp.min and .max in microseconds (1677-09-21T00:12:43.145224Z, 2262-04-11T23:47:16.854775Z)
+PANDAS_MIN_US, PANDAS_MAX_US = -9_223_372_036_854_775, 9_223_372_036_854_775
+EPOCH_TEXT = "1970-01-01T00:00:00.000Z"
 
 _INDEX = {name: COLUMNS.index(name) for name in COLUMNS}
 TURN_DESCRIPTIONS = {"user": "Prompt submitted", "assistant": "Assistant reply", "thinking": "Model thinking",
@@ -69,24 +81,44 @@ def microseconds(iso: str) -> int:
     return int(whole.timestamp()) * 1_000_000 + int((fraction + "000000")[:6])
 
 
+def pandas_micros(iso: str) -> int | None:
+    """Microseconds of an aitrail time that pandas (so Timesketch) can hold; None for any other text."""
+    if not iso:
+        return None
+    try:
+        micros = microseconds(iso)
+    except (ValueError, OverflowError):
+        return None
+    return micros if PANDAS_MIN_US <= micros <= PANDAS_MAX_US else None
+
+
+def _collection_time(context: dict) -> tuple[str, int, str]:
+    """(datetime, microseconds, how it is described) of the collection's start, or the epoch when unusable."""
+    collected = context.get("collected_utc", "")
+    micros = pandas_micros(collected) if isinstance(collected, str) else None
+    if micros is None:
+        return EPOCH_TEXT, 0, "epoch: the collection time is unreadable"
+    return collected, micros, "collection time"
+
+
 def event(row: tuple, context: dict) -> dict:
     """The Timesketch event of one timeline row, keys in CSV_COLUMNS order."""
     timestamp = row[_INDEX["timestamp_utc"]]
+    micros = pandas_micros(timestamp)
     missing = not timestamp
-    if missing:
-        when, desc = context.get("collected_utc", ""), "No time recorded (collection time)"
-    else:
-        when = timestamp
+    if micros is not None:
+        when, tags = timestamp, []
         desc = describe(row[_INDEX["turn_type"]], row[_INDEX["text"]], row[_INDEX["timestamp_source"]])
-    try:
-        micros = microseconds(when) if when else 0
-    except ValueError:
-        micros = 0
+    else:
+        when, micros, kind = _collection_time(context)
+        if missing:
+            desc, tags = f"No time recorded ({kind})", [NO_TIME_TAG]
+        else:
+            desc, tags = f"Time outside Timesketch's range: {timestamp} ({kind})", [OUT_OF_RANGE_TAG]
     out = {"message": message(row), "datetime": when, "timestamp": micros, "timestamp_desc": desc}
     out.update(zip(COLUMNS, row, strict=True))
     out.update(hostname=context.get("hostname", ""), case_id=context.get("case_id", ""),
-               bundle_sha256=context.get("bundle_sha256", ""), aitrail_no_timestamp=missing,
-               tag=[NO_TIME_TAG] if missing else [])
+               bundle_sha256=context.get("bundle_sha256", ""), aitrail_no_timestamp=missing, tag=tags)
     return out
 
 

@@ -112,3 +112,37 @@ def test_a_files_stamper_stamps_each_column_by_its_definition(drafts):
         assert row == (format_timestamp(ns), text, "", "", turn, "", "", "", text, "codex", "codex.rollouts",
                        provenance.source, "ab" * 32, locator, "record" if ns is not None else "none",
                        origin or "primary", rows.event_id("ab" * 32, locator, turn, ordinal))
+
+
+# -- times of every year a parser accepts (0001-9999) ----------------------------------------------
+
+ANY_YEAR_NS = st.integers(min_value=rows.MIN_NS, max_value=rows.MAX_NS)
+
+
+@given(st.lists(ANY_YEAR_NS, min_size=2, max_size=8))
+def test_sort_keys_order_every_accepted_time_and_give_it_back(times):
+    keys = [rows.sort_key(ns, "a", "s", 0) for ns in times]
+    assert [rows.key_time(key) for key in keys] == times
+    assert sorted(keys) == [rows.sort_key(ns, "a", "s", 0) for ns in sorted(times)]
+    assert all(key < rows.sort_key(None, "a", "s", 0) for key in keys)  # untimed rows last
+
+
+@given(ANY_YEAR_NS)
+def test_every_accepted_time_is_formatted_and_read_back(ns):
+    text = format_timestamp(ns)
+    assert len(text.split("-", 1)[0]) == 4 and ns_from_iso(text) == ns
+
+
+@pytest.mark.parametrize("text", ["2300-01-01T00:00:00.000Z", "9999-12-31T23:59:59.999Z", "0001-01-01T00:00:00Z"])
+def test_a_time_past_2262_or_before_1677_is_stamped(text):
+    ns = ns_from_iso(text)
+    key, row = rows.stamp(rows.Draft("user", "x", "line:1", timestamp_ns=ns),
+                          rows.Provenance("a", "a.s", "data/h/f", "0" * 64, "primary"), 0)
+    assert row[0].startswith(text[:19]) and rows.key_time(key) == ns and row[14] == "record"
+
+
+@pytest.mark.parametrize("ns", [rows.MAX_NS + 1, rows.MIN_NS - 1, 10**30, -(10**30)])
+def test_a_time_no_year_can_say_makes_the_row_untimed_never_a_crash(ns):
+    key, row = rows.stamp(rows.Draft("user", "x", "line:1", timestamp_ns=ns),
+                          rows.Provenance("a", "a.s", "data/h/f", "0" * 64, "primary"), 0)
+    assert row[0] == "" and row[14] == "none" and rows.key_time(key) is None

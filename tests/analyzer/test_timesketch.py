@@ -67,3 +67,27 @@ def test_the_csv_form_passes_the_data_frame_check_with_no_row_dropped(cli, tmp_p
 ])
 def test_timestamp_desc_says_what_happened_and_what_kind_of_time_it_is(turn, text, source, expected):
     assert describe(turn, text, source) == expected
+
+
+@pytest.mark.parametrize("collected", ["2026-12-03T08:00:00.000000Z", "", "9999-01-01T00:00:00Z", "garbage"])
+def test_a_time_pandas_cannot_hold_is_kept_at_the_collection_time_and_tagged(collected):
+    """Years past 2262 or before 1677 (and a forged collection time) never make the importer drop a row."""
+    from aitrail.analyzer.rows import COLUMNS
+    from aitrail.analyzer.timesketch import OUT_OF_RANGE_TAG, event
+
+    context = {"collected_utc": collected, "hostname": "h", "case_id": "", "bundle_sha256": "0" * 64}
+    for when in ("0001-01-01T00:00:00.000Z", "2300-01-01T00:00:00.000Z", "9999-12-31T23:59:59.999Z",
+                 "1677-09-21T00:00:00.000Z", "2262-04-12T00:00:00.000Z", ""):
+        row = tuple(when if name == "timestamp_utc" else ("user" if name == "turn_type" else "x")
+                    for name in COLUMNS)
+        fixed = event(row, context)
+        written = dict(fixed)
+        importer.ImportStreamer()._fix_dict(written)  # what the import client sends
+        assert pandas.notna(pandas.to_datetime(written["datetime"], utc=True)), (when, collected)
+        assert fixed["timestamp_utc"] == when  # the row's own time is never lost
+        if when:
+            assert fixed["tag"] == [OUT_OF_RANGE_TAG] and when in fixed["timestamp_desc"]
+        if collected.startswith("2026"):
+            assert fixed["datetime"] == collected
+        else:
+            assert fixed["datetime"] == "1970-01-01T00:00:00.000Z" and "unreadable" in fixed["timestamp_desc"]
