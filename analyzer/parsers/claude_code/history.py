@@ -59,34 +59,62 @@ def expand_pastes(display: str, pasted, read_cached) -> str:
     return _PASTE.sub(replace, display)
 
 
-def _paste_reader(ctx: ParseContext):
-    """Hash -> text of paste-cache/<hash>.txt beside this history.jsonl (None when not collected)."""
-    def index() -> dict:
-        found = {}
-        for source in ctx.related("paste_cache"):
-            if source.name.endswith(".txt"):
-                found[(source.directory, source.name.removesuffix(".txt"))] = source
-        return found
+# Pasted text put back into the prompts of one history file, in all: a line naming the same
+# 64 MiB paste a thousand times must not make a row of 64 GiB (the bytes are in the paste file,
+# which is a row of its own). Past it the placeholders stay as written, and a parser: row says so.
+PASTE_BUDGET_CHARS = 64 * 1024 * 1024
 
-    sources = ctx.cached(("claude-code-paste-cache", ctx.source.location), index)
-    directory = f"{ctx.source.directory}/paste-cache" if ctx.source.directory else "paste-cache"
 
-    def read(content_hash: str) -> str | None:
-        source = sources.get((directory, content_hash))
+class _PasteReader:
+    """Hash -> text of paste-cache/<hash>.txt beside this history.jsonl, within PASTE_BUDGET_CHARS per file."""
+
+    def __init__(self, ctx: ParseContext):
+        def index() -> dict:
+            found = {}
+            for source in ctx.related("paste_cache"):
+                if source.name.endswith(".txt"):
+                    found[(source.directory, source.name.removesuffix(".txt"))] = source
+            return found
+
+        self.ctx = ctx
+        self.sources = ctx.cached(("claude-code-paste-cache",), index)
+        self.directory = f"{ctx.source.directory}/paste-cache" if ctx.source.directory else "paste-cache"
+        self.spent = 0
+        self.over_at: int | None = None  # the first line whose paste did not fit
+        self.line = 0
+        self._last: tuple[str, str | None] = ("", None)  # one decoded paste kept: a hash read once a run of lines
+
+    def __call__(self, content_hash: str) -> str | None:
+        source = self.sources.get((self.directory, content_hash))
         if source is None:
             return None
-        try:
-            return ctx.read(source).decode("utf-8", "replace")
-        except MemberUnreadable:  # an unreadable paste file leaves its placeholder in place
+        if self.spent + source.size > PASTE_BUDGET_CHARS:  # a UTF-8 byte is at most one character
+            self.over_at = self.over_at or self.line
             return None
-
-    return read
+        if self._last[0] != content_hash:
+            try:
+                self._last = (content_hash, self.ctx.read(source).decode("utf-8", "replace"))
+            except MemberUnreadable:  # an unreadable paste file leaves its placeholder in place
+                self._last = (content_hash, None)
+        text = self._last[1]
+        self.spent += len(text) if text is not None else 0
+        return text
 
 
 def parse_history(ctx: ParseContext) -> Iterator[Draft]:
     """claude_code.history.v1: one ``user`` row per submitted prompt, at its Unix-ms ``timestamp``."""
-    read_cached = _paste_reader(ctx)
-    yield from each_line(ctx, lambda line: _prompt_row(line, read_cached))
+    read_cached = _PasteReader(ctx)
+
+    def row(line: Line) -> Iterator[Draft]:
+        read_cached.line = line.number
+        yield from _prompt_row(line, read_cached)
+
+    yield from each_line(ctx, row)
+    if read_cached.over_at is not None:
+        yield Draft("system", f"parser: pasted text over the limit ({PASTE_BUDGET_CHARS} characters put back into "
+                              f"this file's prompts); from line {read_cached.over_at} on, placeholders whose paste "
+                              "did not fit are left as written (each paste file is a row of its own)",
+                    f"line:{read_cached.over_at}", timestamp_source="none")
 
 
 def _prompt_row(line: Line, read_cached) -> Iterator[Draft]:
