@@ -113,6 +113,11 @@ def _commas(text: str | bytes) -> int:
     return text.count(b"," if isinstance(text, bytes) else ",")
 
 
+def decode_cost(text: str | bytes) -> int:
+    """The estimated bytes of objects decoding ``text`` makes (what MAX_DECODE_COST limits per text)."""
+    return len(text) + _CONTAINER_COST * _openers(text) + _VALUE_COST * _commas(text)
+
+
 def canonical_json(value: object) -> bytes:
     """UTF-8 JSON of a decoded value with keys sorted: equal bytes exactly when the values are equal.
 

@@ -23,6 +23,12 @@ writer emits one when the root object's key fields change), this replay applies
 it, so the newest state the writer meant is the one shown. A truncating ``i``
 longer than the array (JavaScript would pad it with holes) is a problem row.
 
+The replayed object has a budget (MAX_REPLAY_COST, estimated bytes of objects
+summed over the lines applied, decode.decode_cost): forty push lines of a
+million empty objects each (every one under the per-text limit) would hold
+gigabytes. Past it the lines are counted, not decoded, and one ``parser:`` row
+names the line where the limit was reached; the object as it stood is used.
+
 Every line is accounted for: one that is not JSON, comes before any
 Initial, names a path that does not exist, or would nest the object deeper than
 decode.MAX_NESTING is one ``parser:`` row at its line, and replay goes on with the
@@ -37,12 +43,13 @@ from dataclasses import dataclass, field
 
 from aitrail.analyzer.bundle import MemberUnreadable
 from aitrail.analyzer.context import RawLine
-from aitrail.analyzer.formats.decode import MAX_NESTING, decode_json
+from aitrail.analyzer.formats.decode import MAX_NESTING, decode_cost, decode_json
 from aitrail.analyzer.formats.text import bad_line
 from aitrail.analyzer.rows import Draft
 
 INITIAL, SET, PUSH, DELETE = 0, 1, 2, 3
 MAX_PATH = 64  # path components; upstream paths are a handful deep (["requests", 0, "response"])
+MAX_REPLAY_COST = 512 * 1024 * 1024  # estimated bytes of objects applied per log, all lines together
 
 
 class Unapplicable(ValueError):
@@ -272,6 +279,7 @@ def replay_lines(lines: Iterable[RawLine | Draft]) -> Replay:
     ``failure``: the caller yields its rows, then raises it for dispatch to report.
     """
     replay = Replay()
+    spent, over_at, skipped = 0, 0, 0
     items = iter(lines)
     while True:
         try:
@@ -286,6 +294,13 @@ def replay_lines(lines: Iterable[RawLine | Draft]) -> Replay:
             continue
         replay.last_line = item.number
         if not item.raw.strip():
+            continue
+        if over_at:
+            skipped += 1
+            continue
+        spent += decode_cost(item.raw)
+        if spent > MAX_REPLAY_COST:
+            over_at, skipped = item.number, 1
             continue
         try:
             entry = decode_json(item.raw.decode("utf-8"))
@@ -302,6 +317,11 @@ def replay_lines(lines: Iterable[RawLine | Draft]) -> Replay:
             replay.problems.append(bad_line(item.number, f"mutation not applied: {exc}", item.raw))
             continue
         replay.lines += 1
+    if over_at:
+        replay.problems.append(Draft(
+            "system", f"parser: mutation log over the replay limit (about {MAX_REPLAY_COST} bytes of objects); "
+                      f"{skipped} lines from line {over_at} on were counted, not applied: the session is shown as "
+                      "the lines before them left it", f"line:{over_at}", timestamp_source="none"))
     return replay
 
 

@@ -77,6 +77,33 @@ def test_a_rewind_keeps_the_removed_messages_marked_in_the_locator_not_the_text(
     assert marker[0].locator == "line:5" and "1 message removed" in marker[0].text
 
 
+def test_earlier_copies_are_held_by_type_and_time_only_and_still_each_give_their_row():
+    from aitrail.analyzer.parsers.gemini_cli.replay import Replay
+
+    replay = Replay()
+    for number in range(5):
+        replay.add_record(gemini(2, "x" * 10_000 + str(number)), number + 2)
+    [entry] = replay.entries
+    slim = {"type": "gemini", "timestamp": "2026-07-02T09:14:02.000Z"}
+    assert [copy.record for copy in entry.copies[:-1]] == [slim] * 4
+    assert entry.final.record["content"].endswith("4")
+    rows = chat(*(gemini(2, "x" * 1000 + str(number)) for number in range(5)))
+    assert len([row for row in rows if row.text.startswith("superseded: an earlier copy of message m2 (gemini)")]) == 4
+
+
+def test_rewinds_cut_the_conversation_where_they_say_whatever_came_before():
+    """Rewinding to the last message again and again (linear now: the live ids are a list cut at the target)."""
+    records = [user(number, f"kept {number}") for number in range(1, 6)]
+    for number in range(6, 30):
+        records += [user(number, f"dropped {number}"), {"$rewindTo": f"m{number}"}]
+    records += [{"$rewindTo": "m4"}, user(40, "after")]
+    rows = chat(*records)
+    live = [row.text for row in rows if row.turn_type == "user" and "rewound@" not in row.locator]
+    assert live == ["kept 1", "kept 2", "kept 3", "after"]
+    assert len([row for row in rows if row.text.startswith("dropped")]) == 24  # each kept, marked
+    assert all("rewound@" in row.locator for row in rows if row.text.startswith(("dropped", "kept 4", "kept 5")))
+
+
 def test_a_rewind_to_an_unknown_id_removes_everything_before_it_and_keeps_it():
     rows = chat(user(1, "first"), gemini(2, "reply"), {"$rewindTo": "never-seen"})
     assert {row.locator for row in rows if row.text in ("first", "reply")} == {"line:2/rewound@line:4",

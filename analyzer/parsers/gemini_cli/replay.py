@@ -75,6 +75,8 @@ class Replay:
 
     def __init__(self) -> None:
         self.live: dict[str, Entry] = {}  # the conversation as upstream would load it, in order
+        self._place: dict[str, int] = {}  # live id -> its index in _order
+        self._order: list[str] = []  # the live ids in order: a rewind cuts a suffix of it
         self.entries: list[Entry] = []  # every message life, including the removed ones
         self.events: list[LineEvent] = []
         self.metadata: dict = {}
@@ -105,13 +107,21 @@ class Replay:
             entry = Entry(message_id)
             self.entries.append(entry)
             self.live[message_id] = entry
+            self._place[message_id] = len(self._order)
+            self._order.append(message_id)
+        elif entry.copies:  # the copy before this one only names itself from now on: never held whole
+            earlier = entry.copies[-1]
+            earlier.record = _slim(earlier.record)
         entry.copies.append(Copy(record, locator, position))
 
     def _rewind(self, target: str, line: int) -> None:
-        ids = list(self.live)
-        found = target in ids
-        removed = ids[ids.index(target):] if found else ids
+        """Cut the live conversation from ``target`` on: time linear in what it removes, never in what stays."""
+        found = target in self._place
+        start = self._place[target] if found else 0
+        removed = self._order[start:]
+        del self._order[start:]
         for message_id in removed:
+            del self._place[message_id]
             self.live.pop(message_id).marker = f"rewound@line:{line}"
         self.events.append(LineEvent("rewind", (line, -1), target, removed, found))
 
@@ -131,6 +141,8 @@ class Replay:
                     entry.marker = f"replaced@line:{line}"
                     event.removed.append(message_id)
             self.live = kept
+            self._order = list(kept)
+            self._place = {message_id: index for index, message_id in enumerate(self._order)}
         self._merge(update)
 
     def _merge(self, fields: dict) -> None:
@@ -171,3 +183,14 @@ class Replay:
         """The session id from the metadata records ('' if none)."""
         value = self.metadata.get("sessionId")
         return value if isinstance(value, str) else ""
+
+
+def _slim(record: dict) -> dict:
+    """What an earlier copy of a message is shown by (its type and time), not the whole record.
+
+    A message is re-appended whole each time it changes (a long reply streamed
+    into a thousand copies): the rows come from the last copy, the earlier ones
+    give a ``superseded:`` row that names only their type and time, so only
+    those are kept, and memory holds each message once.
+    """
+    return {key: record[key] for key in ("type", "timestamp") if isinstance(record.get(key), str)}

@@ -135,3 +135,18 @@ def test_a_member_that_ends_early_keeps_what_was_replayed():
     assert result.value == {"requests": [], "title": "b"}
     assert isinstance(result.failure, MemberUnreadable) and result.problems == []
     assert replay(log(BASE)).failure is None
+
+
+def test_the_replayed_object_has_a_budget_and_lines_past_it_are_counted(monkeypatch):
+    """Many push lines, each under the per-text limit, cannot make the object grow without bound."""
+    from aitrail.analyzer.formats import mutation_log
+
+    monkeypatch.setattr(mutation_log, "MAX_REPLAY_COST", 50_000)
+    push = json.dumps({"kind": 2, "k": ["requests"], "v": [{}] * 100}).encode()
+    data = b"\n".join([json.dumps({"kind": 0, "v": {"requests": []}}).encode(), *([push] * 40)]) + b"\n"
+    replay = mutation_log.replay_lines(mutation_log.split_lines(data))
+    held = len(replay.value["requests"])
+    assert 0 < held < 4000 and held % 100 == 0
+    [row] = [problem for problem in replay.problems if "replay limit" in problem.text]
+    applied = held // 100
+    assert row.locator == f"line:{applied + 2}" and f"{40 - applied} lines from line {applied + 2}" in row.text
