@@ -73,7 +73,10 @@ def bodyfile_line(record: dict) -> str | None:
     name = escaped(_b64(record.get("source_path_b64")) or str(record.get("source_path") or "").encode())
     if record.get("type") == "symlink":
         name += " -> " + escaped(metadata.link_target(record))
-    digest = record.get("sha256") if isinstance(record.get("sha256"), str) else "0"
+    digest = record.get("sha256")
+    if not (isinstance(digest, str) and len(digest) == 64 and digest.isascii()
+            and all(char in "0123456789abcdef" for char in digest)):
+        digest = "0"  # the hash field is a digest or 0, never text of the bundle's (a '|' or newline in it)
     fields = [digest, name, _number(stat.get("ino")), _mode_string(stat.get("mode")), _number(stat.get("uid")),
               _number(stat.get("gid")), _number(stat.get("size")), str(_seconds(stat.get("atime_ns"))),
               str(_seconds(stat.get("mtime_ns"))), str(_seconds(stat.get("ctime_ns"))),

@@ -24,8 +24,9 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from aitrail.analyzer.sparse import write_sparse
 from aitrail.collector.bundle import metadata
-from aitrail.collector.bundle.reader import BundleReader
+from aitrail.collector.bundle.reader import BundleFormatError, BundleReader
 
 DIRECTORY_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
 FILE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
@@ -88,21 +89,30 @@ class Extractor:
         return fd
 
     def write_file(self, record: dict, raw: bytes) -> None:
-        """One collected file: its bytes, permission bits and a/m times."""
+        """One collected file: its bytes (zeros as holes), permission bits and a/m times; never half a file.
+
+        A file that cannot be written whole (the disk fills, the member cannot
+        be read) is removed and named among the refused.
+        """
         parts = path_parts(raw)
         member = self.reader.member(record["member"])
+        stat = record.get("stat") if isinstance(record.get("stat"), dict) else {}
+        mode, times = _mode(stat), _times(stat)  # checked before anything is written
         parent = self.directory(parts[:-1])
         try:
             fd = os.open(parts[-1], FILE_FLAGS, 0o600, dir_fd=parent)
             try:
-                for chunk in self.reader.iter_data(member):
-                    os.write(fd, chunk)
-                    self.report.bytes += len(chunk)
-                stat = record.get("stat") or {}
-                os.fchmod(fd, int(str(stat.get("mode", "600")), 8) & 0o777)
-                os.utime(fd, ns=(int(stat.get("atime_ns") or 0), int(stat.get("mtime_ns") or 0)))
-            finally:
+                self.report.bytes += write_sparse(fd, self.reader.iter_data(member))
+                os.fchmod(fd, mode)
+                os.utime(fd, ns=times)
+            except BaseException:
                 os.close(fd)
+                fd = -1
+                os.unlink(parts[-1], dir_fd=parent)
+                raise
+            finally:
+                if fd >= 0:
+                    os.close(fd)
         finally:
             os.close(parent)
         self.report.files += 1
@@ -113,9 +123,8 @@ class Extractor:
         parent = self.directory(parts[:-1])
         try:
             os.symlink(metadata.link_target(record), parts[-1], dir_fd=parent)
-            stat = record.get("stat") or {}
-            os.utime(parts[-1], ns=(int(stat.get("atime_ns") or 0), int(stat.get("mtime_ns") or 0)),
-                     dir_fd=parent, follow_symlinks=False)
+            stat = record.get("stat") if isinstance(record.get("stat"), dict) else {}
+            os.utime(parts[-1], ns=_times(stat), dir_fd=parent, follow_symlinks=False)
         finally:
             os.close(parent)
         self.report.links += 1
@@ -128,9 +137,32 @@ class Extractor:
         try:
             write(record, raw)
             self.written.add(raw)
-        except (UnsafePath, OSError, ValueError, KeyError) as exc:
+        except (UnsafePath, OSError, ValueError, KeyError, TypeError, OverflowError, BundleFormatError) as exc:
             shown = raw.decode("utf-8", "backslashreplace")
             self.report.refused.append(f"{shown}: {exc}")
+
+
+# a/m times utime can set: nanoseconds within what a signed 64-bit time_t of seconds allows
+_TIME_LIMIT_NS = (1 << 62)
+
+
+def _times(stat: dict) -> tuple[int, int]:
+    """(atime_ns, mtime_ns) of a files.jsonl stat, each a whole number utime takes; ValueError otherwise."""
+    values = []
+    for key in ("atime_ns", "mtime_ns"):
+        value = stat.get(key, 0)
+        if isinstance(value, bool) or not isinstance(value, int) or not -_TIME_LIMIT_NS < value < _TIME_LIMIT_NS:
+            raise ValueError(f"stat.{key} is not a time in nanoseconds: {str(value)[:40]}")
+        values.append(value)
+    return values[0], values[1]
+
+
+def _mode(stat: dict) -> int:
+    """The permission bits of a files.jsonl stat (octal text or a number); ValueError otherwise."""
+    value = stat.get("mode", "600")
+    if isinstance(value, bool) or not isinstance(value, (int, str)) or len(str(value)) > 12:
+        raise ValueError(f"stat.mode is not a file mode: {str(value)[:40]}")
+    return int(str(value), 8) & 0o777
 
 
 def extract(reader: BundleReader, directory: str) -> ExtractReport:

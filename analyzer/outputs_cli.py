@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from aitrail.analyzer.cli import _check_outputs
+from aitrail.analyzer.cli import _check_outputs, terminal_text
 from aitrail.collector.bundle.reader import BundleFormatError, BundleReader
 from aitrail.collector.verify import verify
 
@@ -89,7 +89,7 @@ def extract(bundle: str, directory: str, public_key: str | None, require_signatu
     with reader:
         report = extract_payload(reader, directory)
     for refusal in report.refused:
-        click.echo(f"REFUSED  {refusal}", err=True)
+        click.echo(f"REFUSED  {terminal_text(refusal)}", err=True)  # a subject's path: never a forged line
     click.echo(f"{report.files} files ({report.bytes} bytes) and {report.links} links written below {directory}",
                err=True)
     if report.refused:

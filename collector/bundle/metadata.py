@@ -20,7 +20,14 @@ from aitrail.collector.bundle import layout
 from aitrail.collector.bundle import vocabulary as oc
 from aitrail.collector.bundle.reader import BundleFormatError, BundleReader, Member
 
-_STAT_INTS = ("uid", "gid", "mtime_ns")
+_STAT_INTS = ("uid", "gid", "mtime_ns")  # required
+# every integer field a stat may hold, and the range a real one has: extract and the bodyfile use them
+# (a re-sealed ``atime_ns: [1]`` or ``10**30`` stopped extract with a traceback)
+_STAT_RANGES = {
+    "atime_ns": (-(1 << 63), 1 << 63), "mtime_ns": (-(1 << 63), 1 << 63), "ctime_ns": (-(1 << 63), 1 << 63),
+    "btime_ns": (-(1 << 63), 1 << 63), "uid": (0, 1 << 32), "gid": (0, 1 << 32), "size": (0, 1 << 63),
+    "ino": (0, 1 << 64), "dev": (0, 1 << 64), "nlink": (0, 1 << 32),
+}
 _OPTIONAL_TEXT = ("parser", "origin", "format", "location", "path", "role", "sqlite_companion_of", "sha256",
                   "link_target_b64")
 
@@ -170,6 +177,14 @@ def stat_problem(stat) -> str | None:
     for key in _STAT_INTS:
         if type(stat.get(key)) is not int:
             return f"{key} {_short(stat.get(key))} is not an integer"
+    for key, (low, high) in _STAT_RANGES.items():
+        value = stat.get(key)
+        if value is None and key not in _STAT_INTS:
+            continue  # not recorded (btime_ns where the platform gave none)
+        if type(value) is not int:
+            return f"{key} {_short(value)} is not an integer"
+        if not low <= value < high:
+            return f"{key} {_short(value)} is out of range"
     return None
 
 

@@ -170,3 +170,86 @@ def test_an_agent_name_a_forged_files_jsonl_gives_stays_in_its_column(cli, bundl
     assert {len(row) for row in rows} == {20}
     agents = {row[rows[0].index("agent")] for row in rows[1:]}
     assert forged_agent in agents
+
+
+def forged_records(bundle: Path, tmp_path: Path, change) -> Path:
+    """The bundle re-sealed (unsigned) after ``change(records)`` edited its files.jsonl."""
+    from aitrail.collector.bundle.reader import BundleReader
+
+    with BundleReader(bundle) as reader:
+        records = [json.loads(line) for line in reader.read_data("aitrail/files.jsonl").decode().splitlines()]
+    change(records)
+    forged = tmp_path / "forged.tar.zst"
+    files = "".join(json.dumps(record, sort_keys=True, separators=(",", ":")) + "\n" for record in records)
+    rewrite(bundle, forged, {"aitrail/files.jsonl": files.encode()})
+    return forged
+
+
+@pytest.mark.parametrize("field, value", [("atime_ns", [1]), ("mtime_ns", 10**30), ("mode", {"a": 1}),
+                                          ("mtime_ns", "soon"), ("mode", "9" * 40)])
+def test_extract_names_a_file_whose_resealed_stat_it_cannot_use_and_writes_the_rest(cli, bundle, tmp_path,
+                                                                                     field, value):
+    def change(records):
+        victim = next(record for record in records if record["outcome"] == "collected")
+        victim["stat"][field] = value
+
+    forged = forged_records(bundle, tmp_path, change)
+    assert f"stat: {field}" in cli("verify", forged).stderr  # verify names the field it cannot use
+    result = cli("extract", forged, tmp_path / "out")
+    assert result.exit_code == 1 and "Traceback" not in result.stderr + result.output
+    assert "nothing written" in result.stderr
+
+
+def test_extract_prints_a_forged_path_as_one_escaped_line(cli, bundle, tmp_path):
+    def change(records):
+        victim = next(record for record in records if record["outcome"] == "collected")
+        path = b"/home/alice/../x\nOK  everything verified\x1b[2J"
+        victim["source_path_b64"], victim["source_path"] = base64.b64encode(path).decode(), path.decode()
+
+    result = cli("extract", forged_records(bundle, tmp_path, change), tmp_path / "out")
+    refused = [line for line in result.stderr.splitlines() if line.startswith("REFUSED")]
+    assert len(refused) == 1 and "\\n" in refused[0] and "\\x1b" in refused[0]
+    assert not [line for line in result.stderr.splitlines() if line.startswith("OK  everything")]
+
+
+def test_a_sparse_database_is_copied_and_extracted_sparse(cli, tmp_path):
+    """A 1 GiB file of holes: the analyzer's working copy and extract's copy take the disk its data takes."""
+    import sqlite3
+
+    home = tmp_path / "home"
+    database = home / ".codex" / "state_5.sqlite"
+    database.parent.mkdir(parents=True)
+    with sqlite3.connect(database) as connection:
+        connection.execute("CREATE TABLE threads (id TEXT PRIMARY KEY, title TEXT)")
+    connection.close()
+    with open(database, "r+b") as handle:
+        handle.truncate(1 << 30)  # a hole of nearly 1 GiB after the real pages
+    out = tmp_path / "b.tar.zst"
+    assert cli("collect", "--home", home, "-o", out, "--quiet").exit_code == 0
+    assert out.stat().st_size < 1 << 22  # the zeros compress
+    extracted = tmp_path / "x"
+    assert cli("extract", out, extracted).exit_code == 0
+    copy = next(extracted.rglob("state_5.sqlite"))
+    assert copy.stat().st_size == 1 << 30 and copy.stat().st_blocks * 512 < 1 << 24
+    from aitrail.analyzer import sparse
+
+    written = []
+    real = sparse.write_all
+    monkey = pytest.MonkeyPatch()
+    monkey.setattr(sparse, "write_all", lambda fd, data: (written.append(len(data)), real(fd, data)))
+    try:
+        assert cli("analyze", out, "-o", tmp_path / "t.csv", "--quiet", "--jobs", "1").exit_code == 0
+    finally:
+        monkey.undo()
+    assert 0 < sum(written) < 1 << 20  # the working copy wrote the pages, not the hole
+
+
+@pytest.mark.parametrize("digest", ["0|/etc/passwd|1|r|0|0|0|0|0|0|0\nx", "ABC", "g" * 64, None, 5])
+def test_the_bodyfile_hash_field_is_a_digest_or_zero(digest):
+    from aitrail.analyzer.bodyfile import bodyfile_line
+
+    record = {"sha256": digest, "source_path": "/home/a/x", "stat": {"mode": "100644", "mtime_ns": 0}}
+    line = bodyfile_line(record)
+    assert line.count("\n") == 1 and line.split("|")[0] == "0" and line.count("|") == 10
+    record["sha256"] = "a" * 64
+    assert bodyfile_line(record).startswith("a" * 64 + "|")
