@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 from aitrail.analyzer.context import ParseContext
 
@@ -57,3 +58,44 @@ def plain(value) -> str:
 def setting_value(value) -> str:
     """A setting's value as ``permission setting:`` rows write it: compact JSON, recorded key order."""
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=plain)
+
+
+# A settings key that names a credential (apiKey, githubToken, client_secret, password, authorization,
+# a bearer or session token, a private key): its value never reaches a row, in any settings parser;
+# the row says a value was there and how long it was. Transcripts are not filtered: a secret an
+# agent or user typed into a conversation is evidence.
+_CREDENTIAL_KEY = re.compile(
+    r"(api[_-]?key|apikey|token|secret|passw(or)?d|passphrase|credential|authorization|bearer|cookie|"
+    r"private[_-]?key|access[_-]?key|session[_-]?key|signing[_-]?key)$", re.IGNORECASE)
+
+
+def credential_key(key: object) -> bool:
+    """True when a settings key (its last dotted part) names a credential."""
+    return isinstance(key, str) and bool(_CREDENTIAL_KEY.search(key.rsplit(".", 1)[-1].strip("[]\"' ")))
+
+
+def settings_value(value, key: str = "") -> str:
+    """``setting_value`` for a settings file: a credential's value (by its key, at any depth) withheld."""
+    if credential_key(key) and _secret_like(value):
+        return _withheld(value)
+    return setting_value(_without_credentials(value))
+
+
+def _secret_like(value) -> bool:
+    return isinstance(value, (str, int, float)) and not isinstance(value, bool) and value != ""
+
+
+def _withheld(value) -> str:
+    return f"[withheld: a credential, {len(str(value))} characters]"
+
+
+def _without_credentials(value, depth: int = 0):
+    """A copy of ``value`` whose credential-keyed values are withheld (iterative depth is bounded by decode)."""
+    if depth > 200:
+        return value
+    if isinstance(value, dict):
+        return {key: (_withheld(item) if credential_key(key) and _secret_like(item)
+                      else _without_credentials(item, depth + 1)) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_without_credentials(item, depth + 1) for item in value]
+    return value

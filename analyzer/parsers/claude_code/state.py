@@ -29,7 +29,7 @@ from collections.abc import Iterator
 from aitrail.analyzer.bundle import MemberUnreadable
 from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.formats.decode import decode_json
-from aitrail.analyzer.formats.idioms import file_mtime, setting_value
+from aitrail.analyzer.formats.idioms import file_mtime, setting_value, settings_value
 from aitrail.analyzer.formats.text import bad_record, json_document
 from aitrail.analyzer.rows import Draft
 
@@ -77,7 +77,7 @@ def parse_settings(ctx: ParseContext) -> Iterator[Draft]:
                                   f"(from {label}, file mtime)", f"json:/permissions/{key}", **moment)
     for key in OTHER_SETTINGS:
         if key in document:
-            yield Draft("system", f"setting: {key}={setting_value(document[key])} (from {label}, file mtime)",
+            yield Draft("system", f"setting: {key}={settings_value(document[key], key)} (from {label}, file mtime)",
                         f"json:/{key}", **moment)
     hooks = document.get("hooks")
     if isinstance(hooks, dict) and hooks:

@@ -34,7 +34,7 @@ from collections.abc import Iterator
 
 from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.formats.decode import decode_toml
-from aitrail.analyzer.formats.idioms import file_mtime, pointer, setting_value
+from aitrail.analyzer.formats.idioms import file_mtime, pointer, setting_value, settings_value
 from aitrail.analyzer.formats.text import bad_file, bad_line, excerpt
 from aitrail.analyzer.rows import Draft
 
@@ -93,7 +93,7 @@ def parse_config(ctx: ParseContext) -> Iterator[Draft]:
             read.add(table)
             prefix = "permission setting" if table in PERMISSION_TABLES else "setting"
             for key, value in document[table].items():
-                yield Draft("system", f"{prefix}: {table}.{_key(key)}={setting_value(value)} (from {name})",
+                yield Draft("system", f"{prefix}: {table}.{_key(key)}={settings_value(value, _key(key))} (from {name})",
                             pointer(table, key, scheme="toml"), **moment)
     if isinstance(document.get("projects"), dict):
         read.add("projects")
@@ -153,7 +153,7 @@ def parse_requirements(ctx: ParseContext) -> Iterator[Draft]:
         yield Draft("system", f"config: no keys set (in {ctx.source.name})", "file", **moment)
     for keys, value in _leaves(document):
         dotted = ".".join(_key(key) for key in keys)
-        yield Draft("system", f"permission setting: {dotted}={setting_value(value)} (from {ctx.source.name})",
+        yield Draft("system", f"permission setting: {dotted}={settings_value(value, dotted)} (from {ctx.source.name})",
                     pointer(*keys, scheme="toml"), **moment)
 
 

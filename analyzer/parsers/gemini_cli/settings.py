@@ -33,7 +33,7 @@ from collections.abc import Iterator
 
 from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.formats.decode import decode_toml
-from aitrail.analyzer.formats.idioms import escape_key, file_mtime, pointer, setting_value
+from aitrail.analyzer.formats.idioms import escape_key, file_mtime, pointer, setting_value, settings_value
 from aitrail.analyzer.formats.text import bad_file, bad_record, json_document
 from aitrail.analyzer.rows import Draft
 
@@ -80,7 +80,7 @@ def parse_settings(ctx: ParseContext) -> Iterator[Draft]:
         value, present = _lookup(document, key)
         # a flat "model"/"sandbox" key may be a nested object's name: only the settings' own values count
         if present and not (isinstance(value, dict) and key in ("sandbox", "folderTrust")):
-            yield Draft("system", f"permission setting: {key}={setting_value(value)} {origin}",
+            yield Draft("system", f"permission setting: {key}={settings_value(value, key)} {origin}",
                         pointer(*key.split(".")), **file_mtime(ctx))
     servers = document.get("mcpServers")
     for name, server in (servers.items() if isinstance(servers, dict) else ()):
@@ -92,7 +92,7 @@ def parse_settings(ctx: ParseContext) -> Iterator[Draft]:
     for key in CONTEXT_KEYS:
         value, present = _lookup(document, key)
         if present and not (key == "model" and isinstance(value, dict)):  # nested model settings: model.name
-            yield Draft("system", f"setting: {key}={setting_value(value)} {origin}", pointer(*key.split(".")),
+            yield Draft("system", f"setting: {key}={settings_value(value, key)} {origin}", pointer(*key.split(".")),
                         **file_mtime(ctx))
 
 

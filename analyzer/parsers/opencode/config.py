@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from aitrail.analyzer.context import ParseContext
-from aitrail.analyzer.formats.idioms import as_dict, file_mtime, pointer, setting_value
+from aitrail.analyzer.formats.idioms import as_dict, file_mtime, pointer, settings_value
 from aitrail.analyzer.formats.jsonc import load_jsonc
 from aitrail.analyzer.formats.text import json_document
 from aitrail.analyzer.rows import Draft
@@ -35,7 +35,7 @@ def parse_config(ctx: ParseContext) -> Iterator[Draft]:
         yield from _rules(ctx, as_dict(agent), ("agent", name), origin)
     for key in SETTING_KEYS:
         if key in document:
-            yield Draft("system", f"setting: {key}={setting_value(document[key])} {origin}", pointer(key),
+            yield Draft("system", f"setting: {key}={settings_value(document[key], key)} {origin}", pointer(key),
                         **file_mtime(ctx))
 
 
@@ -55,5 +55,5 @@ def _rules(ctx: ParseContext, holder: dict, prefix: tuple, origin: str) -> Itera
 
 def _row(ctx: ParseContext, path: tuple, value, origin: str, tool: str) -> Draft:
     dotted = ".".join(str(part) for part in path)
-    return Draft("system", f"permission setting: {dotted}={setting_value(value)} {origin}", pointer(*path),
+    return Draft("system", f"permission setting: {dotted}={settings_value(value, dotted)} {origin}", pointer(*path),
                  tool_name=tool, **file_mtime(ctx))

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from aitrail.analyzer.context import ParseContext
-from aitrail.analyzer.formats.idioms import file_mtime, pointer, setting_value
+from aitrail.analyzer.formats.idioms import file_mtime, pointer, setting_value, settings_value
 from aitrail.analyzer.formats.mcp_settings import safe_url
 from aitrail.analyzer.formats.text import json_document
 from aitrail.analyzer.rows import Draft
@@ -53,8 +53,8 @@ def shown_value(key: str, value: object) -> str:
     if key in WITHHELD_KEYS:
         return "<withheld: identifies the user>"
     if key in URL_KEYS and isinstance(value, str):
-        return setting_value(safe_url(value))
-    return setting_value(value)
+        return settings_value(safe_url(value), key)
+    return settings_value(value, key)
 
 
 def parse_trust(ctx: ParseContext) -> Iterator[Draft]:

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from aitrail.analyzer.context import ParseContext
-from aitrail.analyzer.formats.idioms import file_mtime, pointer, setting_value
+from aitrail.analyzer.formats.idioms import file_mtime, pointer, settings_value
 from aitrail.analyzer.formats.jsonc import load_jsonc
 from aitrail.analyzer.formats.text import bad_file
 from aitrail.analyzer.rows import Draft
@@ -62,4 +62,5 @@ def parse_user_settings(ctx: ParseContext) -> Iterator[Draft]:
         for key in keys:
             value, locator = _lookup(document, key)
             if value is not _MISSING:
-                yield Draft("system", f"{prefix}: {key}={setting_value(value)} {origin}", locator, **file_mtime(ctx))
+                yield Draft("system", f"{prefix}: {key}={settings_value(value, key)} {origin}", locator,
+                            **file_mtime(ctx))
