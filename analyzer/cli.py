@@ -11,6 +11,7 @@ import click
 from aitrail.analyzer.bundle_digest import FileDigest
 from aitrail.analyzer.export import FORMATS
 from aitrail.analyzer.forkpool import WorkerLost
+from aitrail.collector.signer_pin import PUBLIC_KEY_HELP, REQUIRE_SIGNATURE_HELP, SignerPin, check_signature_options
 
 SUMMARY_COLUMNS = (("agent", "agent", "<"), ("store", "store", "<"), ("files", "files", ">"), ("rows", "rows", ">"),
                    ("bad", "bad_records", ">"), ("unpaired", "unpaired", ">"), ("recovered", "secondary_kept", ">"),
@@ -28,9 +29,8 @@ SUMMARY_COLUMNS = (("agent", "agent", "<"), ("store", "store", "<"), ("files", "
 @click.option("--summary", "summary_path", type=click.Path(dir_okay=False),
               help="Also write the summary as JSON (- for stdout, when the timeline goes to a file).")
 @click.option("--jobs", type=click.IntRange(min=1), help="Worker processes (default: one per core).")
-@click.option("--public-key", type=click.Path(dir_okay=False, exists=True),
-              help="Trusted Ed25519 public key (PEM); the bundle's signature must verify under it.")
-@click.option("--require-signature", is_flag=True, help="Refuse an unsigned bundle.")
+@click.option("--public-key", type=SignerPin(), help=PUBLIC_KEY_HELP)
+@click.option("--require-signature", is_flag=True, help=REQUIRE_SIGNATURE_HELP)
 @click.option("--quiet", is_flag=True, help="Nothing on stderr but errors (no progress, no summary table).")
 def analyze(bundles, output, format_name, agents, force, summary_path, jobs, public_key, require_signature,
             quiet) -> None:
@@ -44,6 +44,7 @@ def analyze(bundles, output, format_name, agents, force, summary_path, jobs, pub
     """
     _check_outputs(output, summary_path)
     _check_agents(agents)
+    check_signature_options(public_key, require_signature)
     if format_name == "xlsx" and output == "-":
         raise click.UsageError("--format xlsx writes a file; give -o a file name")
     # one bundle: its digest is computed on the other core while the analyzer's modules load (bundle_digest.py)

@@ -9,16 +9,22 @@ import click
 
 from aitrail.analyzer.cli import _check_outputs, terminal_text
 from aitrail.collector.bundle.reader import BundleFormatError, BundleReader
+from aitrail.collector.signer_pin import (
+    PUBLIC_KEY_HELP,
+    REQUIRE_SIGNATURE_HELP,
+    SignerPin,
+    check_signature_options,
+)
 from aitrail.collector.verify import verify
 
 BUNDLE = click.argument("bundle", type=click.Path(dir_okay=False, exists=True))
-PUBLIC_KEY = click.option("--public-key", type=click.Path(dir_okay=False, exists=True),
-                          help="Trusted Ed25519 public key (PEM); the bundle's signature must verify under it.")
-REQUIRE_SIGNATURE = click.option("--require-signature", is_flag=True, help="Refuse an unsigned bundle.")
+PUBLIC_KEY = click.option("--public-key", type=SignerPin(), help=PUBLIC_KEY_HELP)
+REQUIRE_SIGNATURE = click.option("--require-signature", is_flag=True, help=REQUIRE_SIGNATURE_HELP)
 
 
 def verified_reader(bundle: str, public_key: str | None, require_signature: bool) -> BundleReader:
     """An open reader of a bundle that verified; a failed bundle ends the command with exit 1."""
+    check_signature_options(public_key, require_signature)
     report = verify(bundle, public_key, require_signature)
     if not report.ok:
         for problem in report.problems:

@@ -8,6 +8,7 @@ import click
 
 from aitrail.analyzer.cli import _check_outputs
 from aitrail.analyzer.outputs_cli import PUBLIC_KEY, REQUIRE_SIGNATURE
+from aitrail.collector.signer_pin import check_signature_options
 
 
 @click.command("report")
@@ -26,6 +27,7 @@ def report(bundles: tuple[str, ...], output: str, force: bool, jobs: int | None,
     session as a conversation. It loads nothing from the network.
     Exit codes: 0 written; 1 a bundle failed verification (unless --force); 2 usage error.
     """
+    check_signature_options(public_key, require_signature)
     from aitrail.analyzer.report.build import ReportOptions, check_bundles, write_report
     from aitrail.analyzer.run import NotVerified, Unreadable
 

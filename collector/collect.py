@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from aitrail.collector import catalog as catalog_module
 from aitrail.collector import outcomes as oc
 from aitrail.collector import runinfo
-from aitrail.collector.bundle.seal import load_private
+from aitrail.collector.bundle.seal import fingerprint, load_private, one_time_key
 from aitrail.collector.bundle.writer import BundleWriter
 from aitrail.collector.expand import Expander
 from aitrail.collector.metadata import write_metadata_members
@@ -55,6 +55,7 @@ class CollectOptions:
     examiner: str | None = None
     notes: str | None = None
     sign_key: str | None = None
+    sign: bool = False  # a key made for this collection, in memory only
     dry_run: bool = False
     max_file_size: int | None = None
     catalog_dir: str | None = None
@@ -74,6 +75,8 @@ class CollectResult:
     walk_opened: list[str]
     bundle_path: str | None = None
     bundle_sha256: str | None = None
+    signer_fingerprint: str = ""
+    signer_kind: str = ""  # "per-collection" or "examiner key"
 
     warnings: list[str] = field(default_factory=list)
 
@@ -278,7 +281,7 @@ def _run(options: CollectOptions) -> CollectResult:
     mode, homes = _mode_and_homes(options)
     if not homes and mode != "image-root":  # an image may hold system stores only
         raise CollectionError("no home directory to collect from")
-    signing_key = load_private(options.sign_key) if options.sign_key else None
+    signing_key = load_private(options.sign_key) if options.sign_key else (one_time_key() if options.sign else None)
     planner, targets, vetoes = _plan(options, catalog, full_catalog, mode, homes)
     trees, matches = _walk(targets, options.trace_walk)
     # secrets by inode: below "/" unless an image is collected (a --home dir is on this machine's disks)
@@ -309,6 +312,7 @@ def _run(options: CollectOptions) -> CollectResult:
             run_meta = {
                 "mode": mode, "started_utc": started, "homes": homes, "trees": trees, "overrides": planner.overrides,
                 "catalog": catalog, "options": options, "clock_start": started_clock, "warnings": result.warnings,
+                "signer_kind": "examiner key" if options.sign_key else "per-collection",
             }
             write_metadata_members(writer, entries, result.counts, run_meta, signing_key)
             _, bundle_digest = writer.finish_and_hash()
@@ -324,6 +328,9 @@ def _run(options: CollectOptions) -> CollectResult:
     _close(trees)
     result.bundle_path = options.output
     result.bundle_sha256 = _write_sidecar_digest(options.output, bundle_digest)
+    if signing_key is not None:
+        result.signer_fingerprint = fingerprint(signing_key.public_key())
+        result.signer_kind = "examiner key" if options.sign_key else "per-collection"
     return result
 
 

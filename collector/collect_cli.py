@@ -43,13 +43,18 @@ class SizeType(click.ParamType):
 @click.option("--case", "case_id", help="Case identifier recorded in the bundle.")
 @click.option("--examiner", help="Examiner's name recorded in the bundle.")
 @click.option("--notes", help="Free-text notes recorded in the bundle.")
-@click.option("--sign-key", type=click.Path(dir_okay=False, exists=True), help="Ed25519 private key (aitrail keygen).")
+@click.option("--sign", "one_time_key", is_flag=True,
+              help="Sign with a key made for this collection alone (never written to disk); note the fingerprint "
+                   "printed at the end and pin it at intake: verify --public-key sha256:<hex>.")
+@click.option("--sign-key", type=click.Path(dir_okay=False, exists=True),
+              help="Sign with this Ed25519 private key (aitrail keygen). The key file must then be on the subject "
+                   "machine, where a compromised subject can copy it: prefer --sign.")
 @click.option("--dry-run", is_flag=True, help="Show what would be collected; write nothing.")
 @click.option("--max-file-size", type=SizeType(), help="Record larger files as too_large instead of reading them.")
 @click.option("--catalog", "catalog_dir", type=click.Path(file_okay=False, exists=True),
               help="Use this catalog directory.")
 @click.option("--quiet", is_flag=True, help="No progress lines on stderr.")
-def collect(homes, all_users, root, agents, output, case_id, examiner, notes, sign_key, dry_run,
+def collect(homes, all_users, root, agents, output, case_id, examiner, notes, one_time_key, sign_key, dry_run,
             max_file_size, catalog_dir, quiet) -> None:
     """Collect every store the catalog names into one sealed evidence bundle.
 
@@ -60,6 +65,8 @@ def collect(homes, all_users, root, agents, output, case_id, examiner, notes, si
         raise click.UsageError("--root cannot be combined with --home or --all-users")
     if homes and all_users:
         raise click.UsageError("--home and --all-users are alternatives")
+    if one_time_key and sign_key:
+        raise click.UsageError("--sign and --sign-key are alternatives")
     if not dry_run:
         if not output:
             raise click.UsageError("-o/--output BUNDLE is required (or use --dry-run)")
@@ -74,7 +81,7 @@ def collect(homes, all_users, root, agents, output, case_id, examiner, notes, si
             raise click.UsageError(f"the directory of {output} does not exist")
     options = collect_module.CollectOptions(
         output=output, homes=list(homes), all_users=all_users, root=root, agents=list(agents),
-        case_id=case_id, examiner=examiner, notes=notes, sign_key=sign_key, dry_run=dry_run,
+        case_id=case_id, examiner=examiner, notes=notes, sign_key=sign_key, sign=one_time_key, dry_run=dry_run,
         max_file_size=max_file_size, catalog_dir=catalog_dir, progress=not quiet,
     )
     try:
@@ -146,5 +153,11 @@ def _print_summary(result) -> None:
     click.echo(f"matched  {counts['matched']} = collected {counts['collected']} + skipped {counts['skipped']}"
                f" + failed {counts['failed']}")
     click.echo("outcomes " + ", ".join(f"{name} {number}" for name, number in counts["by_outcome"].items()))
+    if result.signer_fingerprint:
+        click.echo(f"signer   {result.signer_fingerprint}")
+        if result.signer_kind == "per-collection":
+            click.echo("         a key made for this collection and discarded: write this fingerprint down apart "
+                       "from the bundle, and pin it at intake (aitrail verify BUNDLE --public-key "
+                       f"{result.signer_fingerprint})")
     if result.exit_code:
         click.echo("PARTIAL: some files failed or changed while read; see aitrail/files.jsonl", err=True)

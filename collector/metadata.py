@@ -123,6 +123,9 @@ def collection_record(run_meta: dict, entries: list[oc.Entry], counts: dict, fin
             "public_key_pem": public_pem(signing_key.public_key()).decode("ascii"),
             "signed_file": layout.TAG_MANIFEST,
             "signature_member": layout.SIGNATURE,
+            # per-collection: made for this run in memory and discarded (collect --sign); examiner key:
+            # a key file given with --sign-key. Either is proof only once pinned (verify --public-key).
+            "key": run_meta.get("signer_kind", "examiner key"),
         },
     }
 

@@ -51,6 +51,7 @@ class VerifyReport:
     signature: str = "absent"
     signed: bool = False
     pinned: bool = False
+    signer_fingerprint: str = ""  # computed from the key the signature verified under ("" if none did)
     warnings: list[str] = field(default_factory=list)
     bundle_sha256: str | None = None
     counts: dict | None = None
@@ -165,6 +166,7 @@ class Verification:
             structure = check_structure(reader, self.policy)
         report.problems += structure.problems
         report.signature, report.signed, report.pinned = structure.signature, structure.signed, structure.pinned
+        report.signer_fingerprint = structure.signer_fingerprint
         report.warnings += structure.warnings
         self._read_frames()
         self.seen.collection = structure.collection

@@ -8,21 +8,26 @@ import sys
 import click
 
 from aitrail.collector.bundle import seal
+from aitrail.collector.signer_pin import (
+    PUBLIC_KEY_HELP,
+    REQUIRE_SIGNATURE_HELP,
+    SignerPin,
+    check_signature_options,
+)
 from aitrail.collector.verify import verify as verify_bundle
 
 
 @click.command("verify")
 @click.argument("bundle", type=click.Path(dir_okay=False, exists=True))
-@click.option("--public-key", type=click.Path(dir_okay=False, exists=True),
-              help="Trusted Ed25519 public key (PEM); the signature must verify under it.")
-@click.option("--require-signature", is_flag=True,
-              help="Fail an unsigned bundle (an unsigned bundle proves integrity against accident only).")
+@click.option("--public-key", type=SignerPin(), help=PUBLIC_KEY_HELP)
+@click.option("--require-signature", is_flag=True, help=REQUIRE_SIGNATURE_HELP)
 @click.option("--quiet", is_flag=True, help="No progress lines on stderr.")
 def verify(bundle: str, public_key: str | None, require_signature: bool, quiet: bool) -> None:
     """Re-hash every member and check manifests, index and signature.
 
     Exit 0 when the bundle is valid, 1 when anything is wrong (each problem named).
     """
+    check_signature_options(public_key, require_signature)
     progress = None if quiet else (lambda text: click.echo(f"aitrail: {text}", err=True))
     report = verify_bundle(bundle, public_key, require_signature=require_signature, progress=progress)
     click.echo(f"bundle     {bundle}")

@@ -26,7 +26,7 @@ UNSIGNED = ("UNSIGNED: integrity against accident only; anyone who can re-hash t
 class SignaturePolicy:
     """What the examiner demands of the signature (verify and analyze take the same options)."""
 
-    public_key_path: str | None = None
+    public_key_path: str | None = None  # a PEM file, or the signer's fingerprint sha256:<hex>
     require_signature: bool = False
 
 
@@ -37,7 +37,8 @@ class Structure:
     problems: list[str] = field(default_factory=list)
     signature: str = UNSIGNED
     signed: bool = False
-    pinned: bool = False  # the signature verified under a key the examiner gave
+    pinned: bool = False  # the signature verified under a key (or fingerprint) the examiner gave
+    signer_fingerprint: str = ""  # of the key the signature verified under
     warnings: list[str] = field(default_factory=list)  # said loudly, but not failures
     collection: dict | None = None
 
@@ -188,23 +189,33 @@ def _check_signature(reader: BundleReader, result: Structure, policy: SignatureP
         result.signature = "INVALID"
         result.problems.append(f"signature: {layout.SIGNATURE} does not verify over {layout.TAG_MANIFEST}")
         return
-    if policy.public_key_path:
+    result.signer_fingerprint = seal.fingerprint(key)  # of the key that verified, never the recorded text
+    pin = policy.public_key_path
+    if pin and seal.is_fingerprint(pin):
+        if result.signer_fingerprint != pin.lower():
+            result.signature = "INVALID"
+            result.problems.append(f"signature: signed by {result.signer_fingerprint}, not by the pinned "
+                                   f"signer {pin.lower()}")
+            return
         result.pinned = True
-        result.signature = f"valid, by the given key {seal.fingerprint(key)}"
+        result.signature = f"valid, by the pinned signer {result.signer_fingerprint}"
+    elif pin:
+        result.pinned = True
+        result.signature = f"valid, by the given key {result.signer_fingerprint}"
     else:
-        result.signature = (f"valid but UNPINNED: by the key recorded in the bundle {seal.fingerprint(key)}; "
+        result.signature = (f"valid but UNPINNED: by the key recorded in the bundle {result.signer_fingerprint}; "
                             "this proves only that the bundle is self-consistent (pass --public-key)")
         result.warnings.append("signature is UNPINNED: anyone can re-sign a bundle with a key of their own; "
-                               "pass --public-key with the examiner's copy of the signing key")
+                               "pass --public-key with the signer's fingerprint noted at collection or the "
+                               "examiner's public key")
 
 
 def _public_key(result: Structure, policy: SignaturePolicy, signer):
     from aitrail.collector.bundle import seal  # cryptography, loaded only where there is a signature to check
 
     try:
-        if policy.public_key_path:
-            with open(policy.public_key_path, "rb") as handle:
-                return seal.load_public(handle.read(), policy.public_key_path)
+        if policy.public_key_path and not seal.is_fingerprint(policy.public_key_path):
+            return seal.load_public(seal.read_key_file(policy.public_key_path), policy.public_key_path)
         if not signer:
             result.problems.append(f"signature: {layout.SIGNATURE} present but no signer recorded")
             return None

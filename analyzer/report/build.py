@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from html import escape
 
 from aitrail.analyzer.report import assets, html, timeline
-from aitrail.analyzer.report.data import Verification, fingerprint, read_accounting, read_collection
+from aitrail.analyzer.report.data import Verification, read_accounting, read_collection
 from aitrail.analyzer.run import AnalyzeOptions, analyze
 from aitrail.collector.bundle.reader import BundleReader
 from aitrail.collector.verify import verify
@@ -49,7 +49,7 @@ def check_bundles(options: ReportOptions) -> tuple[list[tuple[str, str, Verifica
     for path in options.bundles:
         report = verify(path, options.public_key, options.require_signature)
         result = Verification(report.ok, list(report.problems), report.signature, report.signed, report.pinned,
-                              list(report.warnings))
+                              list(report.warnings), report.signer_fingerprint)  # of the key that verified
         checked.append((report.bundle_sha256 or "", path, result))  # verify hashed the file ("": unreadable)
         failures += [f"{path}: {problem}" for problem in report.problems]
     return sorted(checked, key=lambda item: (item[0], item[1])), failures
@@ -60,7 +60,6 @@ def _prepare(number: int, sha256: str, path: str, result: Verification, options:
     with BundleReader(path) as reader:
         collection, problem = read_collection(reader)
         accounting = read_accounting(reader)
-    result.fingerprint = fingerprint(collection)
     jsonl = os.path.join(temp, f"{number}.jsonl")
     # a bundle check_bundles verified without a problem is not hashed again (if the file still has that
     # SHA-256); a failed one, analyzed only with --force, is verified again and gets its verify: row

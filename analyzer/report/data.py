@@ -27,7 +27,7 @@ class Verification:
     signed: bool
     pinned: bool
     warnings: list[str]
-    fingerprint: str = ""
+    fingerprint: str = ""  # computed from the key the signature verified under; never the bundle's own text
 
 
 @dataclass
@@ -70,11 +70,6 @@ def read_collection(reader: BundleReader) -> tuple[dict, str | None]:
         return load_collection(reader), None
     except (BundleFormatError, OSError) as exc:
         return {}, str(exc)
-
-
-def fingerprint(collection: dict) -> str:
-    """The signer's fingerprint recorded in collection.json, or empty when unsigned."""
-    return text(section(collection, "signer").get("fingerprint"))
 
 
 def _entry(record: dict) -> dict:

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
+import stat as stat_module
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -24,6 +26,44 @@ if TYPE_CHECKING:
 
 class SigningKeyError(ValueError):
     """A key file that is not an Ed25519 key of the expected kind."""
+
+
+KEY_FILE_MAX = 16 * 1024  # a PEM Ed25519 key is a few hundred bytes
+FINGERPRINT = re.compile(r"sha256:[0-9a-f]{64}")
+
+
+def is_fingerprint(text: str) -> bool:
+    """True for ``sha256:<64 hex digits>``: a signer named by the fingerprint printed at collection."""
+    return FINGERPRINT.fullmatch(text.lower()) is not None
+
+
+def read_key_file(path: str) -> bytes:
+    """A key file's bytes: a regular file of at most KEY_FILE_MAX bytes, or SigningKeyError.
+
+    Opened without blocking, so a FIFO named as a key cannot hang the command,
+    and read within the limit, so ``/dev/zero`` cannot be read without end.
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        raise SigningKeyError(f"{path}: cannot be opened ({exc.strerror})") from exc
+    try:
+        info = os.fstat(fd)
+        if not stat_module.S_ISREG(info.st_mode):
+            raise SigningKeyError(f"{path}: not a regular file")
+        data = os.read(fd, KEY_FILE_MAX + 1)
+    finally:
+        os.close(fd)
+    if len(data) > KEY_FILE_MAX:
+        raise SigningKeyError(f"{path}: over {KEY_FILE_MAX} bytes, not a key")
+    return data
+
+
+def one_time_key() -> Ed25519PrivateKey:
+    """A key made for one collection: held in memory only, never written, gone when the run ends."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    return Ed25519PrivateKey.generate()
 
 
 def generate(private_path: str, public_path: str) -> str:
@@ -63,8 +103,7 @@ def load_private(path: str) -> Ed25519PrivateKey:
     from cryptography.hazmat.primitives import serialization
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-    with open(path, "rb") as handle:
-        data = handle.read()
+    data = read_key_file(path)
     try:
         key = serialization.load_pem_private_key(data, password=None)
     except (ValueError, TypeError) as exc:

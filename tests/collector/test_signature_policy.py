@@ -83,17 +83,69 @@ def test_rehashed_payload_change_of_an_unsigned_bundle_is_valid_but_says_unsigne
                                            layout.FILES_JSONL: "".join(json.dumps(r) + "\n" for r in records).encode()})
     code, stdout, _ = run("verify", changed)
     assert code == 0 and "VALID (UNSIGNED)" in stdout and "anyone who can re-hash" in stdout
-    code, stdout, stderr = run("verify", changed, "--require-signature")
-    assert code == 1 and "--require-signature given but the bundle is not signed" in stderr
+    code, stdout, stderr = run("verify", changed, "--require-signature", "--public-key", "sha256:" + "ab" * 32)
+    assert code == 1 and "--public-key given but the bundle is not signed" in stderr
 
 
-def test_require_signature_refuses_an_unsigned_bundle_in_verify_and_analyze(bundles, tmp_path):
-    code, _, stderr = run("verify", bundles["unsigned"], "--require-signature")
-    assert code == 1 and "--require-signature given but the bundle is not signed" in stderr
-    code, _, stderr = run("analyze", bundles["unsigned"], "-o", tmp_path / "t.csv", "--require-signature", "--quiet")
-    assert code == 1 and "--require-signature given but the bundle is not signed" in stderr
+def test_require_signature_refuses_an_unsigned_bundle_in_verify_and_analyze(bundles, keys, tmp_path):
+    pin = ("--public-key", pub(keys["examiner"]))
+    code, _, stderr = run("verify", bundles["unsigned"], "--require-signature", *pin)
+    assert code == 1 and "--public-key given but the bundle is not signed" in stderr
+    code, _, stderr = run("analyze", bundles["unsigned"], "-o", tmp_path / "t.csv", "--require-signature", "--quiet",
+                          *pin)
+    assert code == 1 and "--public-key given but the bundle is not signed" in stderr
     assert not (tmp_path / "t.csv").exists()
-    assert run("verify", bundles["signed"], "--require-signature")[0] == 0
+    assert run("verify", bundles["signed"], "--require-signature", *pin)[0] == 0
+
+
+@pytest.mark.parametrize("command", ["verify", "analyze", "report", "extract", "export"])
+def test_require_signature_without_a_pinned_signer_is_a_usage_error(bundles, command, tmp_path):
+    """A signature by the key a bundle names itself proves nothing: --require-signature needs --public-key."""
+    target = {"verify": [], "analyze": ["-o", tmp_path / "t.csv"], "report": ["-o", tmp_path / "r.html"],
+              "extract": [tmp_path / "x"], "export": []}[command]
+    args = ["export", "bodyfile", bundles["signed"], "-o", tmp_path / "b"] if command == "export" else [
+        command, bundles["signed"], *target]
+    code, _, stderr = run(*args, "--require-signature")
+    assert code == 2 and "--require-signature needs --public-key" in stderr
+
+
+def test_a_per_collection_key_is_pinned_by_its_printed_fingerprint(tmp_path):
+    """With collect --sign the key is made in memory, its fingerprint printed; verify pins it by that fingerprint."""
+    out = tmp_path / "b.tar.zst"
+    code, stdout, _ = run("collect", "--home", HOME, "-o", out, "--quiet", "--sign")
+    assert code == 0
+    [printed] = [line.split()[1] for line in stdout.splitlines() if line.startswith("signer ")]
+    signer = bundle_json(out, layout.COLLECTION_JSON)["signer"]
+    assert signer["fingerprint"] == printed and signer["key"] == "per-collection"
+    assert not list(tmp_path.glob("*.pem")) and sorted(path.name for path in tmp_path.iterdir()) == [
+        "b.tar.zst", "b.tar.zst.sha256"]  # nothing of the key written
+    code, stdout, _ = run("verify", out, "--public-key", printed, "--require-signature")
+    assert code == 0 and f"valid, by the pinned signer {printed}" in stdout
+    code, _, stderr = run("verify", out, "--public-key", printed.upper().replace("SHA256", "sha256"))
+    assert code == 0
+    other = "sha256:" + "0" * 64
+    code, _, stderr = run("verify", out, "--public-key", other)
+    assert code == 1 and f"not by the pinned signer {other}" in stderr
+
+
+def test_a_resigned_bundle_fails_against_the_noted_fingerprint(bundles, keys, tmp_path):
+    noted = seal.fingerprint(seal.load_private(str(keys["examiner"])).public_key())
+    other = resigned(bundles["signed"], keys["attacker"], tmp_path)
+    code, _, stderr = run("verify", other, "--public-key", noted)
+    assert code == 1 and "not by the pinned signer" in stderr
+
+
+@pytest.mark.parametrize("make", ["fifo", "zero", "huge"])
+def test_a_key_file_is_read_only_when_regular_and_small(bundles, tmp_path, make):
+    import os
+
+    path = {"fifo": tmp_path / "k.fifo", "zero": Path("/dev/zero"), "huge": tmp_path / "huge.pem"}[make]
+    if make == "fifo":
+        os.mkfifo(path)
+    if make == "huge":
+        path.write_bytes(b"-----BEGIN PUBLIC KEY-----\n" + b"A" * 100_000)
+    code, _, stderr = run("verify", bundles["signed"], "--public-key", path)
+    assert code == 1 and "cannot load the public key" in stderr
 
 
 def test_stripped_signature_fails_verify_and_analyze(bundles, tmp_path):
