@@ -143,11 +143,15 @@ def write_metadata_members(writer: BundleWriter, entries, counts, run_meta, sign
     ]
     tag_files += [(layout.CATALOG_DIR + name, data) for name, data in run_meta["catalog"].raw_files]
     writer.end_frame()  # damage to the payload's frames then leaves the metadata readable, and the reverse
+    # each metadata member in a frame of its own: one bad byte in the catalog copies (most of a small
+    # bundle's metadata) no longer takes files.jsonl, the manifests and the signature with it
     for name, data in tag_files:
         writer.add_bytes(name, data, stamp)
+        writer.end_frame()
     tag_manifest = "".join(
         layout.manifest_line(hashlib.sha256(data).hexdigest(), name) for name, data in sorted(tag_files)
     ).encode("utf-8")
     writer.add_bytes(layout.TAG_MANIFEST, tag_manifest, stamp)
     if signing_key is not None:
+        writer.end_frame()
         writer.add_bytes(layout.SIGNATURE, sign(signing_key, tag_manifest), stamp)
