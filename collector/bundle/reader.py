@@ -202,7 +202,22 @@ class BundleReader:
         extra = self._bytes_after_a_trailer()
         if extra is not None:
             raise BundleFormatError(f"data after the end of the bundle: {extra} byte(s) follow the index trailer")
+        if not self._starts_like_a_bundle():
+            raise BundleFormatError("not an aitrail bundle: a zstd stream with neither aitrail's index trailer nor "
+                                    "its member names (a plain tar --zstd archive?)")
         raise BundleFormatError("incomplete: no index trailer at the end of the file (bundle cut short?)")
+
+    def _starts_like_a_bundle(self) -> bool:
+        """Whether the first tar header names an aitrail member (data/, links/, aitrail/): a cut bundle does."""
+        self._file.seek(0)
+        head = self._file.read(64 * 1024)
+        try:
+            text = zstandard.ZstdDecompressor().decompressobj().decompress(head)[:4096]
+        except zstandard.ZstdError:
+            return True  # not even its first frame decodes: say cut short or damaged, not "another format"
+        if len(text) < 512:  # not one whole tar header decoded: too little to say it is another format
+            return True
+        return any(marker in text for marker in (b"data/", b"links/", b"aitrail/"))
 
     def _bytes_after_a_trailer(self) -> int | None:
         """Bytes after the last index trailer found in the file's tail window, or None."""

@@ -278,3 +278,17 @@ def test_every_limit_is_documented():
         assert f"`{name}`" in limits, f"{name} is not in docs/bundle-format.md section 7"
         row = next(line for line in limits.splitlines() if f"`{name}`" in line)
         assert shown in row or f"{value} bytes" in row, f"{name}: docs say {row!r}, code says {value}"
+
+
+
+def test_a_plain_tar_zstd_archive_is_named_not_an_aitrail_bundle(bundle, tmp_path):
+    import subprocess
+
+    (tmp_path / "x").mkdir()
+    (tmp_path / "x" / "notes.txt").write_text("hello\n")
+    plain = tmp_path / "plain.tar.zst"
+    subprocess.run(["tar", "--zstd", "-cf", str(plain), "-C", str(tmp_path), "x"], check=True)
+    both_refuse(plain, tmp_path, "not an aitrail bundle: a zstd stream")
+    cut = tmp_path / "cut-early.tar.zst"
+    cut.write_bytes(bundle.read_bytes()[:2000])  # the first frame alone, cut: still a bundle cut short
+    both_refuse(cut, tmp_path, "cut short")
