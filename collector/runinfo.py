@@ -72,10 +72,10 @@ def homes_of_all_users() -> list[Home]:
     paths, users = [], []
     for record in sorted(pwd.getpwall(), key=lambda item: item.pw_name):
         home = record.pw_dir
-        if not home or home == "/" or not os.path.isdir(home):
+        if not home or not os.path.isdir(home):
             continue
         real = os.path.realpath(home)
-        if real in seen:
+        if real == "/" or real in seen:  # '//', '/./', '/home/..' or a link to / is the root, never a home
             continue
         seen.add(real)
         paths.append(home)

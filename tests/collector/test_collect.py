@@ -475,3 +475,15 @@ def test_garbage_collector_thresholds_are_restored_after_a_run(cli, home, tmp_pa
     with pytest.raises(OSError):  # the bundle cannot be created: a failed run restores them too
         collect.run(options)
     assert gc.get_threshold() == before
+
+
+@pytest.mark.parametrize("root_spelling", ["//", "/./", "/home/..", "/tmp/../"])
+def test_a_passwd_home_that_is_the_root_spelled_otherwise_is_never_a_home(tmp_path, monkeypatch, root_spelling):
+    import pwd
+
+    from aitrail.collector.runinfo import homes_of_all_users
+
+    alice = write_tree(tmp_path / "alice", {".toy/index.json": "[1]"})
+    entry = lambda name, home: pwd.struct_passwd((name, "x", 1000, 1000, "", str(home), "/bin/sh"))  # noqa: E731
+    monkeypatch.setattr(pwd, "getpwall", lambda: [entry("daemon", root_spelling), entry("alice", alice)])
+    assert [home.user for home in homes_of_all_users()] == ["alice"]
