@@ -42,6 +42,9 @@ FORMATS = (
 
 ORIGINS = ("primary", "secondary", "documentary")
 COLLECT_POLICIES = ("always", "never")
+# whether the store's format keeps the results of the tool calls it records (docs/catalog.md): where it
+# never does, a call without a result is the format's absence, not damage, and gives no parser: row
+TOOL_RESULTS = ("recorded", "not_recorded")
 SCOPES = ("home", "system")
 
 AGENT_ID = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
@@ -101,6 +104,7 @@ class Store:
     collect: str = "always"
     exclude: tuple[str, ...] = ()
     references: tuple[str, ...] = ()
+    tool_results: str = "recorded"
 
 
 @dataclass(frozen=True)
@@ -149,7 +153,7 @@ _SETTING_KEYS = {"root": True, "file": True, "key": True}
 _STORE_KEYS = {
     "id": True, "root": True, "include": True, "role": True, "format": True,
     "description": True, "parser": False, "origin": False, "collect": False,
-    "exclude": False, "references": False,
+    "exclude": False, "references": False, "tool_results": False,
 }
 
 
@@ -379,6 +383,7 @@ def _parse_stores(reader: _Reader, value: Any, agent: str, root_ids: set[str]) -
             collect=reader.choice(where, item.get("collect"), "collect", COLLECT_POLICIES, "always"),
             exclude=reader.globs(where, item.get("exclude"), "exclude"),
             references=reader.strings(where, item.get("references"), "references"),
+            tool_results=reader.choice(where, item.get("tool_results"), "tool_results", TOOL_RESULTS, "recorded"),
         )
         _check_store_rules(reader, where, store, agent, root_ids)
         stores.append(store)

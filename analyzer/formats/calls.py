@@ -36,10 +36,13 @@ class CallLedger:
     Args:
         columns: the call columns the orphan row repeats (default ROW_COLUMNS); an agent
             whose calls carry a column its orphan rows have never shown passes fewer.
+        results_recorded: False for a store format that never records tool results: a
+            call left open there is the format, not damage, and gets no row.
     """
 
-    def __init__(self, columns: Iterable[str] = ROW_COLUMNS) -> None:
+    def __init__(self, columns: Iterable[str] = ROW_COLUMNS, results_recorded: bool = True) -> None:
         self.columns = tuple(columns)
+        self.results_recorded = results_recorded
         self.open: dict[str, Draft] = {}
         self._called: dict[str, str] = {}  # every id called -> its tool name
         self._answered: dict[str, str] = {}  # every id answered -> the tool name its result gave
@@ -97,8 +100,10 @@ class CallLedger:
         Args:
             skip_answered: leave out calls whose id was answered elsewhere (a format
                 that records the same call in two places keeps the copy open).
+
+        None at all when the format records no results (``results_recorded`` False).
         """
         for key, call in self.open.items():
-            if not (skip_answered and self.is_answered(key)):
+            if self.results_recorded and not (skip_answered and self.is_answered(key)):
                 yield no_result_row(call, self.columns)
         self.open.clear()

@@ -23,7 +23,8 @@ strings, or one string for the whole response), ``thinking``, and
 3 LmServicePerTool, 4 UserAction, 5 Skipped). Copilot's ``result.metadata``
 (2.6) has ``toolCallRounds`` (one per model call, ids suffixed ``__vscode-<n>``)
 and ``toolCallResults`` keyed by those ids; ``base_call_id`` strips the suffix
-to join them to the invocation parts' ``toolCallId``.
+to join them to the invocation parts' ``toolCallId`` (a call with no id: by
+position, when ``ChatRequest.calls`` can trust it).
 
 Every normalised value carries the locator it came from: ``json:/pointer`` in
 a ``.json``, the ``line:N`` that last wrote it in a ``.jsonl``, or the
@@ -71,6 +72,11 @@ def _document_locator(*parts: object) -> str:
 def base_call_id(call_id: str) -> str:
     """The model's tool-call id without Copilot's ``__vscode-<n>`` suffix (the id VS Code's parts carry)."""
     return _SUFFIX.sub("", call_id)
+
+
+def same_name(call_name: str, tool_id: str) -> bool:
+    """Whether a round's call and an invocation part name the same tool: equal, or one names none."""
+    return not call_name or not tool_id or call_name == tool_id
 
 
 def _text(value: object) -> str:
@@ -216,24 +222,49 @@ class ChatRequest:
         """The (text, locator) of ``toolCallResults`` for ``call``, by its full or its base id."""
         return self.tool_results.get(call.id) or self.tool_results.get(call.base_id)
 
-    def calls(self) -> list[tuple[ToolCall, ToolInvocation | None, tuple[str, str] | None]]:
+    def calls(self, same_tool: Callable[[str, str], bool] = same_name,
+              ) -> list[tuple[ToolCall, ToolInvocation | None, tuple[str, str] | None]]:
         """Every model call of the request with its response part and its result, in round order.
 
-        Parts are joined by id (the call's id without ``__vscode-<n>``); when no
-        part's id matches any call (releases that gave parts ids of their own),
-        by position: the n-th call to the n-th invocation part.
+        Parts are joined by id (the call's id without ``__vscode-<n>``); a call no id joins
+        (no id in its round entry, or parts with ids of their own) takes the n-th part as the
+        n-th call when ``_by_position`` trusts the order, and a call with no id its result by
+        that part's ``toolCallId``. ``same_tool(call name, part toolId)`` says whether two
+        names are one tool (the parser knows its tools' two names).
         """
         calls = [call for round_ in self.rounds for call in round_.calls]
         by_id = {invocation.tool_call_id: invocation for invocation in self.invocations if invocation.tool_call_id}
-        by_position = not any(call.base_id in by_id or call.id in by_id for call in calls)
+        joined = [by_id.get(call.base_id) or by_id.get(call.id) for call in calls]
+        placed = self._by_position(calls, joined, same_tool)
+        by_base: dict[str, tuple[str, str]] = {}  # results by the id without __vscode-<n>
+        for key, value in self.tool_results.items():
+            by_base.setdefault(base_call_id(key), value)
         paired = []
-        for position, call in enumerate(calls):
-            if by_position:
-                part = self.invocations[position] if position < len(self.invocations) else None
-            else:
-                part = by_id.get(call.base_id) or by_id.get(call.id)
-            paired.append((call, part, self.result_for(call)))
+        for call, by_key, by_place in zip(calls, joined, placed, strict=True):
+            part = by_key or by_place
+            part_id = part.tool_call_id if part is not None else ""
+            result = self.result_for(call) if call.id else by_base.get(part_id) if part_id else None
+            paired.append((call, part, result))
         return paired
+
+    def _by_position(self, calls: list[ToolCall], joined: list[ToolInvocation | None],
+                     same_tool: Callable[[str, str], bool]) -> list[ToolInvocation | None]:
+        """The n-th part for each call no id joined, or None for every call when the order is not trusted.
+
+        Trusted when there are as many parts as calls, each id-joined pair sits at one
+        position, and every other pair's names agree where both name one: a missing part
+        or an extra call shifts every pair after it, so one disagreement pairs none.
+        """
+        unpaired: list[ToolInvocation | None] = [None] * len(calls)
+        if len(calls) != len(self.invocations) or all(part is not None for part in joined):
+            return unpaired
+        taken = {id(part) for part in joined if part is not None}
+        for call, by_key, part in zip(calls, joined, self.invocations, strict=True):
+            if by_key is not None and by_key is not part:
+                return unpaired
+            if by_key is None and (id(part) in taken or not same_tool(call.name, part.tool_id)):
+                return unpaired
+        return [part if by_key is None else None for by_key, part in zip(joined, self.invocations, strict=True)]
 
 
 @dataclass

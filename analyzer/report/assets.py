@@ -89,7 +89,9 @@ SCRIPT = r"""
     var both = el("div", "pair"), left = el("div"), right = el("div");
     left.appendChild(rowView(b, call));
     if (result >= 0) { right.appendChild(rowView(b, result)); }
-    else { right.appendChild(el("div", "row muted", "no result recorded")); }
+    else if (meta(b).resultless.indexOf(rows(b)[call][6]) >= 0) {
+      right.appendChild(el("div", "row muted", "result not recorded by this store (its format keeps none)"));
+    } else { right.appendChild(el("div", "row muted", "no result recorded")); }
     both.appendChild(left); both.appendChild(right);
     return both;
   }

@@ -69,11 +69,12 @@ def _prepare(number: int, sha256: str, path: str, result: Verification, options:
                            verified_sha256=sha256 if result.ok and sha256 else None))
     rows_path, meta_path = os.path.join(temp, f"{number}.rows"), os.path.join(temp, f"{number}.meta")
     with open(jsonl, "rb") as source, open(rows_path, "w", encoding="utf-8", errors="backslashreplace") as out:
-        digest = timeline.spool(source, out)
+        digest = timeline.spool(source, out, resultless_stores())
     os.unlink(jsonl)
     meta = {"sessions": [session.as_list() for session in digest.sessions], "sources": digest.sources,
             "commands": digest.commands, "writes": digest.writes, "permissions": digest.permissions,
-            "problems": digest.problems, "unpaired": digest.unpaired, "secondary": digest.secondary_only()}
+            "problems": digest.problems, "unpaired": digest.unpaired, "secondary": digest.secondary_only(),
+            "resultless": digest.resultless}
     with open(meta_path, "w", encoding="utf-8", errors="backslashreplace") as out:
         out.write(timeline.script_json(meta))
     counts = collection.get("counts") if isinstance(collection.get("counts"), dict) else {}
@@ -84,6 +85,18 @@ def _prepare(number: int, sha256: str, path: str, result: Verification, options:
               + html.not_parsed_section(analyzed.not_parsed)
               + html.timeline_section(number, digest))
     return Prepared(sha256, result.ok, static, meta_path, rows_path)
+
+
+def resultless_stores() -> frozenset[str]:
+    """Stores (``agent.store``) whose format never records tool results, by the installed catalog."""
+    from aitrail.collector import catalog
+
+    try:
+        agents = catalog.load().agents
+    except catalog.CatalogError:  # the page then says "no result recorded" everywhere, as before
+        return frozenset()
+    return frozenset(f"{agent.agent}.{store.id}" for agent in agents for store in agent.stores
+                     if store.tool_results == "not_recorded")
 
 
 def _copy(path: str, out) -> None:

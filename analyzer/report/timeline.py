@@ -52,6 +52,7 @@ class Digest:
     writes: list[list] = field(default_factory=list)  # [row, path]
     permissions: list[int] = field(default_factory=list)
     problems: list[int] = field(default_factory=list)  # parser: rows of damaged or unreadable records
+    resultless: list[int] = field(default_factory=list)  # sources whose store never records tool results
     unpaired: list[int] = field(default_factory=list)  # a call without its result, a result without its call
     activity: Counter = field(default_factory=Counter)  # (agent, day) -> rows
     bad_lines: int = 0
@@ -64,8 +65,9 @@ class Digest:
 class _Builder:
     """Tables and joins kept while the rows stream past."""
 
-    def __init__(self) -> None:
+    def __init__(self, resultless: frozenset[str] = frozenset()) -> None:
         self.digest = Digest()
+        self.resultless = resultless  # stores whose format never records tool results (catalog tool_results)
         self.session_index: dict[tuple[str, str], int] = {}
         self.source_index: dict[str, int] = {}
         self.results: dict[tuple[int, str], int] = {}  # (session, tool_use_id) -> result row
@@ -86,6 +88,8 @@ class _Builder:
         if index is None:
             index = self.source_index[member] = len(self.digest.sources)
             self.digest.sources.append([member, _field(row, "source_sha256")])
+            if _field(row, "store") in self.resultless:
+                self.digest.resultless.append(index)
         return index
 
     def add(self, row: dict) -> list:
@@ -140,13 +144,13 @@ def _cut(text: str) -> str:
     return text if len(text) <= TEXT_MAX else text[:TEXT_MAX] + " …"
 
 
-def spool(timeline: IO[bytes], out: IO[str]) -> Digest:
+def spool(timeline: IO[bytes], out: IO[str], resultless: frozenset[str] = frozenset()) -> Digest:
     """Read analyze's JSONL from ``timeline``; write the rows as one JSON array to ``out``; return the digest.
 
     A line that is not a JSON object (analyze never writes one) is counted in
     ``bad_lines`` and skipped.
     """
-    builder = _Builder()
+    builder = _Builder(resultless)
     out.write("[")
     for line in timeline:
         if not line.strip():

@@ -257,3 +257,25 @@ def test_a_digest_given_as_verified_spares_only_that_file(bundles, tmp_path):
     good = analyze(AnalyzeOptions(bundle=bundles["codex"], output=str(tmp_path / "b.jsonl"), format="jsonl", jobs=1,
                                   progress=False, verified_sha256=sha256_of_file(bundles["codex"])))
     assert good.verified and good.rows > 0
+
+
+def test_the_page_separates_damage_from_unpaired_calls_and_knows_stores_that_keep_no_results(tmp_path):
+    """Cursor CLI's JSONL transcripts never record results: the page says so for their calls, apart from damage."""
+    cursor = _collect(FIXTURES / "cursor-cli/jsonl-transcripts/home", tmp_path / "cursor.tar.zst")
+    damaged = _collect(FIXTURES / "grok/damaged/home", tmp_path / "grok.tar.zst")
+    result, out = _report(tmp_path, cursor, damaged)
+    assert result.exit_code == 0, result.output
+    page = out.read_text(encoding="utf-8")
+    blocks = _blocks(page)
+    by_host = {}
+    for number in range(2):
+        meta, rows = blocks[f"meta-{number}"], blocks[f"rows-{number}"]
+        sources = [source[0] for source in meta["sources"]]
+        by_host[number] = (meta, rows, sources)
+    cursor_meta = next(meta for meta, _, sources in by_host.values() if any("agent-transcripts" in s for s in sources))
+    grok_meta = next(meta for meta, _, sources in by_host.values() if any(".grok/" in s for s in sources))
+    assert cursor_meta["resultless"] and all("agent-transcripts" in cursor_meta["sources"][index][0]
+                                             for index in cursor_meta["resultless"])
+    assert not grok_meta["resultless"] and grok_meta["problems"] and grok_meta["unpaired"]
+    assert "result not recorded by this store" in page  # the script's text for such a call
+    assert "Tool calls without a recorded result" in page and "Damaged or unreadable records" in page

@@ -85,13 +85,15 @@ def test_rows_have_the_file_mtime_and_no_invented_time():
     assert {(row.timestamp_ns, row.timestamp_source) for row in rows} == {(1_700_000_000_000_000_000, "file-mtime")}
 
 
-def test_a_tool_use_without_an_id_gets_a_positional_id_and_the_no_result_row():
-    rows = transcript_rows(jsonl(user("<user_query>find it</user_query>"),
-                                 assistant({"type": "text", "text": "Searching."},
-                                           {"type": "tool_use", "name": "Grep", "input": {"pattern": "x"}})))
-    call = next(row for row in rows if row.turn_type == "tool_use")
-    assert (call.tool_use_id, call.tool_name, call.locator) == ("pos:2.1", "Grep", "line:2/content/1")
-    assert rows[-1].text == "parser: no result recorded for tool call pos:2.1 (Grep)"
+def test_a_tool_use_without_an_id_gets_a_positional_id_and_no_parser_row_the_format_keeps_no_results():
+    for path in (TRANSCRIPT, SUBAGENT):
+        rows = transcript_rows(jsonl(user("<user_query>find it</user_query>"),
+                                     assistant({"type": "text", "text": "Searching."},
+                                               {"type": "tool_use", "name": "Grep", "input": {"pattern": "x"}})), path)
+        call = next(row for row in rows if row.turn_type == "tool_use")
+        assert (call.tool_use_id, call.tool_name, call.locator) == ("pos:2.1", "Grep", "line:2/content/1")
+        # the JSONL transcripts never record a result: a call without one is not a damaged file
+        assert not [row for row in rows if row.text.startswith("parser:")]
 
 
 def test_a_tool_use_with_an_id_joins_its_result_by_id_and_the_result_is_never_a_user_row():
@@ -105,13 +107,31 @@ def test_a_tool_use_with_an_id_joins_its_result_by_id_and_the_result_is_never_a_
     assert not [row for row in rows if row.turn_type == "user" or row.text.startswith("parser:")]
 
 
-def test_every_tool_use_with_an_id_has_its_result_or_one_parser_row():
-    rows = transcript_rows(jsonl(assistant({"type": "tool_use", "id": "t1", "name": "Shell", "input": {}},
-                                           {"type": "tool_use", "id": "t2", "name": "Shell", "input": {}}),
-                                 {"role": "user", "message": {"content": [
-                                     {"type": "tool_result", "tool_use_id": "t1", "content": "ok"}]}}))
+def test_in_a_store_that_records_results_every_tool_use_has_its_result_or_one_parser_row(tmp_path):
+    calls = json.dumps({"role": "assistant", "content": [
+        {"type": "tool-call", "toolCallId": "t1", "toolName": "Shell", "args": {}},
+        {"type": "tool-call", "toolCallId": "t2", "toolName": "Shell", "args": {}}]}).encode()
+    result = json.dumps({"role": "tool", "content": [
+        {"type": "tool-result", "toolCallId": "t1", "toolName": "Shell", "result": "ok"}]}).encode()
+    root = node(calls, result)
+    rows = store_rows(store_db(tmp_path, {"agentId": SESSION, "latestRootBlobId": hashlib.sha256(root).hexdigest()},
+                               [calls, result, root]))
     assert [row.text for row in rows if row.text.startswith("parser:")] == [
         "parser: no result recorded for tool call t2 (Shell)"]
+
+
+def test_a_text_transcript_records_results_so_a_call_without_one_keeps_its_parser_row():
+    rows = text_rows(b"user:\n<user_query>\nedit it\n</user_query>\n\nassistant:\n[Tool call] Edit\n  path: a.py\n\n"
+                     b"Done.\n")
+    assert [row.text for row in rows if row.text.startswith("parser:")] == [
+        "parser: no result recorded for tool call pos:7 (Edit)"]
+
+
+def test_no_parser_row_in_the_timeline_of_well_formed_jsonl_transcripts(cli, tmp_path):
+    produced = timeline(cli, FIXTURES / "cursor-cli" / "jsonl-transcripts", tmp_path).decode()
+    rows = list(csv.DictReader(io.StringIO(produced)))
+    assert [row["turn_type"] for row in rows].count("tool_use") == 6
+    assert not [row["text"] for row in rows if row["text"].startswith("parser:")]
 
 
 def test_a_result_with_no_call_is_reported():
@@ -370,3 +390,15 @@ def test_a_text_line_of_control_characters_is_still_a_row():
     rows = text_rows(b"user:\n\x1c\n")
     assert [row.text for row in rows] == ["empty user text"]
     assert [row.text for row in text_rows(b"\x1c\n")][0].startswith("parser: unparseable record")
+
+
+def test_which_stores_record_results_is_the_catalogs_word_and_the_parsers():
+    """The catalog's tool_results and the parsers' flags say the same of each store (docs/catalog.md)."""
+    from aitrail.analyzer.parsers.cursor_cli import chat_store, transcript
+    from aitrail.collector import catalog
+
+    stores = {store.id: store.tool_results for store in catalog.load().agent("cursor-cli").stores}
+    recorded = {"transcripts": transcript.JSONL_RECORDS_RESULTS,
+                "subagent_transcripts": transcript.JSONL_RECORDS_RESULTS,
+                "text_transcripts": transcript.TEXT_RECORDS_RESULTS, "chat_stores": chat_store.STORE_RECORDS_RESULTS}
+    assert {store: stores[store] == "recorded" for store in recorded} == recorded

@@ -109,6 +109,62 @@ def test_every_tool_use_with_an_id_has_a_result_or_a_no_result_row():
                 row.turn_type == "tool_result" or row.text.startswith("parser: no result recorded"))]
 
 
+def part(call_id, tool_id, done="Done"):
+    return {"kind": "toolInvocationSerialized", "toolCallId": call_id, "toolId": tool_id, "isConfirmed": {"type": 1},
+            "isComplete": True, "pastTenseMessage": md(done)}
+
+
+def rounds_request(calls, parts, results=None):
+    """A request whose model calls (name, id or None) all sit in one round, beside ``parts``."""
+    entries = [{"name": name, "arguments": "{}", **({"id": call_id} if call_id else {})} for name, call_id in calls]
+    return {"requestId": "request_r", "message": {"text": "go"}, "timestamp": 1755675004000, "response": parts,
+            "result": {"metadata": {"toolCallRounds": [{"id": "r0", "response": "", "toolCalls": entries}],
+                                    "toolCallResults": results or {}}}}
+
+
+def uses(rows):
+    """(tool, id, where) of each tool_use row: ``toolCalls`` from a round, ``response`` from a part."""
+    return [(row.tool_name, row.tool_use_id, row.locator.split("/")[-2]) for row in rows
+            if row.turn_type == "tool_use"]
+
+
+def test_calls_without_ids_take_the_ids_of_their_parts_by_position():
+    rows = json_rows(session(rounds_request(
+        [("read_file", None), ("run_in_terminal", None)],
+        [part("call_A", "copilot_readFile"), part("call_B", "run_in_terminal", "Ran ls")],
+        {"call_A__vscode-7": {"content": [{"value": "file text"}]}})))
+    # the rounds' calls carry the parts' ids; the parts give no tool_use rows of their own
+    assert uses(rows) == [("read_file", "call_A", "toolCalls"), ("run_in_terminal", "call_B", "toolCalls")]
+    results = [(row.tool_use_id, row.text) for row in rows if row.turn_type == "tool_result"]
+    assert results == [("call_A", "file text"), ("call_B", "Ran ls")]  # by the part's id, else the part's own
+    decisions = [row.tool_use_id for row in rows if row.text.startswith("permission decision:")]
+    assert decisions == ["call_A", "call_B"]
+    assert not [row for row in rows if row.text.startswith("parser:")]
+
+
+def test_a_call_without_an_id_beside_one_with_an_id_is_paired_when_the_order_holds():
+    rows = json_rows(session(rounds_request(
+        [("run_in_terminal", "call_A__vscode-1"), ("read_file", None)],
+        [part("call_A", "run_in_terminal"), part("call_B", "copilot_readFile")])))
+    assert uses(rows) == [("run_in_terminal", "call_A", "toolCalls"), ("read_file", "call_B", "toolCalls")]
+
+
+def test_calls_without_ids_are_not_paired_when_the_counts_the_names_or_the_order_disagree():
+    counts = rounds_request([("grep_search", None), ("read_file", None)], [part("call_G", "copilot_findTextInFiles")])
+    names = rounds_request([("list_dir", None)], [part("call_L", "copilot_readFile")])
+    order = rounds_request([("read_file", None), ("run_in_terminal", "call_A__vscode-1")],
+                           [part("call_A", "run_in_terminal"), part("call_B", "copilot_readFile")])
+    # a call nothing pairs keeps what is known (no id); the part left over is its own call, with its own id
+    assert uses(json_rows(session(counts))) == [
+        ("grep_search", "", "toolCalls"), ("read_file", "", "toolCalls"),
+        ("copilot_findTextInFiles", "call_G", "response")]
+    assert uses(json_rows(session(names))) == [("list_dir", "", "toolCalls"),
+                                               ("copilot_readFile", "call_L", "response")]
+    assert uses(json_rows(session(order))) == [("read_file", "", "toolCalls"),
+                                               ("run_in_terminal", "call_A", "toolCalls"),
+                                               ("copilot_readFile", "call_B", "response")]
+
+
 def test_boolean_confirmations_are_permission_decisions():
     approved = json_rows(session(tool_request(confirmed=True)))
     denied = json_rows(session(tool_request(confirmed=False)))

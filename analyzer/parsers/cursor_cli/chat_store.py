@@ -29,6 +29,8 @@ from .places import chat_place, project_for
 MAX_NODES = 200_000  # blobs walked per store: a bound on hostile trees (every blob is visited once anyway)
 META_KEYS = ("mode", "createdAt", "lastUsedModel")
 MODEL_PLACEHOLDER = "default"  # written before a model is chosen ([obs]): it names no model
+# message blobs hold tool-result blocks beside the calls: a call with none there was never answered
+STORE_RECORDS_RESULTS = True
 
 
 def _varint(data: bytes, position: int) -> tuple[int, int]:
@@ -244,7 +246,7 @@ def _store_rows(ctx: ParseContext, connection: sqlite3.Connection) -> Iterator[D
     if not sqlite_safe.is_real_table(connection, "blobs"):
         yield bad_file("store.db has no blobs table: no message can be read")
         return
-    conversation = Conversation(base, untagged_is_prompt=True)
+    conversation = Conversation(base, untagged_is_prompt=True, results_recorded=STORE_RECORDS_RESULTS)
     walk = _Walk(_Blobs(connection), conversation)
     root = meta.get("latestRootBlobId")
     has_root = isinstance(root, str) and bool(root)

@@ -75,15 +75,17 @@ class Conversation:
             (store.db's observed shape) rather than injected context (the transcripts').
         fragment: the messages are pieces outside the conversation's order (store.db blobs no
             longer in its tree): a result whose call is not among them is not reported.
+        results_recorded: whether the store's format records tool results at all; where it
+            never does, a call without one is the format, not damage, and gets no row.
     """
 
     def __init__(self, base: dict, subagent: bool = False, untagged_is_prompt: bool = False,
-                 fragment: bool = False) -> None:
+                 fragment: bool = False, results_recorded: bool = True) -> None:
         self.base = base
         self.subagent = subagent
         self.untagged_is_prompt = untagged_is_prompt
         self.fragment = fragment
-        self.ledger = CallLedger()
+        self.ledger = CallLedger(results_recorded=results_recorded)
 
     def message(self, role: str, content, where: str, position: str) -> Iterator[Draft]:
         """The rows of one message; ``where`` is its locator, ``position`` names it in positional call ids."""
@@ -164,5 +166,5 @@ class Conversation:
                         where, tool_name=name, tool_use_id=call_id, **self.base)
 
     def finish(self) -> Iterator[Draft]:
-        """A ``parser: no result recorded`` row for every call still open."""
+        """A ``parser: no result recorded`` row for every call still open (none where results are never recorded)."""
         yield from self.ledger.orphans()

@@ -20,6 +20,11 @@ from .content import Conversation, split_user_text
 from .places import project_for, transcript_place
 
 MESSAGE_ROLES = ("user", "assistant", "system", "tool")
+# Whether a transcript generation records tool results ([obs], docs/agents/cursor-cli.md): the JSONL
+# transcripts hold the calls only (outputs go to agent-tools/, which shares no key with them), so a call
+# without a result there is the format, not damage; the .txt generation writes ``[Tool result]`` blocks.
+JSONL_RECORDS_RESULTS = False
+TEXT_RECORDS_RESULTS = True
 
 
 def _base(ctx: ParseContext) -> tuple[dict, bool]:
@@ -34,12 +39,13 @@ def parse_transcript(ctx: ParseContext) -> Iterator[Draft]:
 
     ``<user_query>`` text is the user's; the rest of a user message is ``context:``; in a
     sub-agent's file the user is the delegating agent (``subagent prompt:``, tagged or not). A tool_use
-    block without an id gets ``pos:<line>.<block>``; a call never answered in the file gets
-    the ``parser: no result recorded`` row. A line with a ``type`` and no message is a
-    ``record <type>:`` row.
+    block without an id gets ``pos:<line>.<block>``; the format records no results
+    (``JSONL_RECORDS_RESULTS``), so a call without one gets no ``parser:`` row. A line with a
+    ``type`` and no message is a ``record <type>:`` row.
     """
     base, subagent = _base(ctx)
-    conversation = Conversation(base, subagent=subagent, untagged_is_prompt=subagent)
+    conversation = Conversation(base, subagent=subagent, untagged_is_prompt=subagent,
+                                results_recorded=JSONL_RECORDS_RESULTS)
     for item in read_jsonl(ctx):
         if isinstance(item, Line):
             yield from _line_rows(conversation, item)
@@ -91,7 +97,7 @@ class _TextTranscript:
         self.base = base
         self.role = ""
         self.block: _Block | None = None
-        self.ledger = CallLedger()
+        self.ledger = CallLedger(results_recorded=TEXT_RECORDS_RESULTS)
 
     def line(self, number: int, text: str) -> Iterator[Draft]:
         stripped = text.strip(BLANK)

@@ -3,7 +3,8 @@
 Per request, in this order: a ``model:`` row where the picked model is new or
 changes, the user row (the prompt as typed), a ``thinking`` row per thinking
 part, per model tool call its ``tool_use`` (arguments as the model gave them,
-``tool_use_id`` the call id without ``__vscode-<n>``), its ``permission
+``tool_use_id`` the call id without ``__vscode-<n>``, or for a call without an id
+the ``toolCallId`` of the part paired with it by position), its ``permission
 decision:`` row (from the invocation part's ``isConfirmed``) and its
 ``tool_result``, a ``response part <kind>:`` row per part that is neither text
 nor decoration, then ONE assistant row for the whole response, and a
@@ -17,10 +18,18 @@ from collections.abc import Iterable, Iterator
 
 from aitrail.analyzer.formats.calls import CallLedger
 from aitrail.analyzer.formats.text import bad_record, excerpt
-from aitrail.analyzer.formats.vscode_chat import IGNORED_PARTS, ChatRequest, ChatSession, Confirmation, ToolInvocation
+from aitrail.analyzer.formats.vscode_chat import (
+    IGNORED_PARTS,
+    ChatRequest,
+    ChatSession,
+    Confirmation,
+    ToolCall,
+    ToolInvocation,
+)
 from aitrail.analyzer.rows import Draft
 
 from .project import Project
+from .tool_names import same_tool
 
 SHOWN_PARTS = frozenset({"markdown", "thinking", "tool"}) | IGNORED_PARTS
 STATES = {2: "cancelled", 3: "failed", 4: "waiting for input"}  # ResponseModelState; 0 pending, 1 complete
@@ -39,6 +48,15 @@ def decision_text(confirmation: Confirmation) -> str:
             "user": "permission decision: approved by the user",
             "not needed": "permission decision: no confirmation needed",
             "skipped": "permission decision: skipped"}.get(kind, f"permission decision: {kind}")
+
+
+def call_id(call: ToolCall, part: ToolInvocation | None) -> str:
+    """A model call's ``tool_use_id``: its id without ``__vscode-<n>``.
+
+    A round entry with no id takes the ``toolCallId`` of the part paired with it by
+    position (``ChatRequest.calls``); unpaired, it stays empty.
+    """
+    return call.base_id or (part.tool_call_id if part is not None else "")
 
 
 def _moment(ns: int | None) -> dict:
@@ -102,11 +120,11 @@ class SessionRenderer:
 
     def _calls(self, request: ChatRequest, columns: dict) -> Iterator[Draft]:
         paired = set()
-        for call, part, result in request.calls():
+        for call, part, result in request.calls(same_tool):
             round_ = request.rounds[call.round_index] if call.round_index < len(request.rounds) else None
             when = _moment(round_.timestamp_ns if round_ and round_.timestamp_ns else request.timestamp_ns)
-            use = Draft("tool_use", call.arguments, call.locator, tool_name=call.name, tool_use_id=call.base_id,
-                        **when, **columns)
+            use = Draft("tool_use", call.arguments, call.locator, tool_name=call.name,
+                        tool_use_id=call_id(call, part), **when, **columns)
             yield use
             self.ledger.called(use)
             if part is not None:
