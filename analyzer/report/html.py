@@ -6,7 +6,7 @@ from html import escape
 
 from aitrail.analyzer.report.data import LIST_MAX, Accounting, Verification, section, text
 from aitrail.analyzer.report.svg import activity_svg
-from aitrail.analyzer.report.timeline import Digest
+from aitrail.analyzer.report.timeline import Digest, visible
 
 FINDING_KINDS = (("commands", "Commands run (with their results)"), ("writes", "Files written or edited"),
                  ("permissions", "Permission decisions and settings"),
@@ -17,7 +17,7 @@ FINDING_KINDS = (("commands", "Commands run (with their results)"), ("writes", "
 
 def e(value) -> str:
     """Escaped display text of any bundle value."""
-    return escape(text(value), quote=True)
+    return escape(visible(text(value)), quote=True)
 
 
 def table(header: tuple[str, ...], rows: list[tuple], numeric: int = 0) -> str:

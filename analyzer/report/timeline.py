@@ -168,11 +168,30 @@ def spool(timeline: IO[bytes], out: IO[str], resultless: frozenset[str] = frozen
     return builder.digest
 
 
+# Characters that change how the text around them is shown, or are not shown at all: controls,
+# bidirectional overrides and isolates (``-home-alice-\u202efdp.exe`` displays as ``...exe.pdf``),
+# zero-width characters. The page shows each as the visible text ``\uXXXX``; newlines and tabs stay.
+_INVISIBLE = [*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), *range(0x7F, 0xA0), 0x061C, 0x180E,
+              *range(0x200B, 0x2010), *range(0x202A, 0x202F), *range(0x2060, 0x2070), 0xFEFF]
+VISIBLE = {code: f"\\u{code:04x}" for code in _INVISIBLE}
+
+
+def visible(value):
+    r"""``value`` with every invisible or reordering character in its strings written as ``\uXXXX``."""
+    if isinstance(value, str):
+        return value.translate(VISIBLE)
+    if isinstance(value, list):
+        return [visible(item) for item in value]
+    if isinstance(value, dict):
+        return {key: visible(item) for key, item in value.items()}
+    return value
+
+
 def script_json(value) -> str:
     r"""JSON that cannot end or alter the ``<script>`` element it sits in.
 
     Every ``<`` is written ``\u003c`` (so neither ``</script`` nor ``<!--``
     can appear), and U+2028/U+2029 are escaped for older JavaScript parsers.
     """
-    encoded = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    encoded = json.dumps(visible(value), ensure_ascii=False, separators=(",", ":"))
     return encoded.replace("<", "\\u003c").replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")

@@ -12,6 +12,7 @@ import base64
 import binascii
 import hashlib
 import json
+import re
 from collections.abc import Callable, Iterator
 
 import zstandard
@@ -228,4 +229,23 @@ def collection_problem(value) -> str | None:
     signer = value.get("signer")
     if signer is not None and not (isinstance(signer, dict) and isinstance(signer.get("public_key_pem"), str)):
         return "signer is neither null nor an object with public_key_pem"
+    for key in ("started_utc", "finished_utc"):
+        if key in value and not _utc_time(value[key]):
+            return f"{key} {_short(value[key])} is not a UTC time YYYY-MM-DDTHH:MM:SS[.ffffff]Z"
     return None
+
+
+_UTC_TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,9})?Z")
+
+
+def _utc_time(value) -> bool:
+    """A collection time as collect writes it, and a real date (outputs use it for untimed rows)."""
+    if not isinstance(value, str) or _UTC_TIME.fullmatch(value) is None:
+        return False
+    import datetime
+
+    try:
+        datetime.datetime.fromisoformat(value[:19])
+    except ValueError:
+        return False
+    return True

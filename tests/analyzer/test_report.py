@@ -279,3 +279,21 @@ def test_the_page_separates_damage_from_unpaired_calls_and_knows_stores_that_kee
     assert not grok_meta["resultless"] and grok_meta["problems"] and grok_meta["unpaired"]
     assert "result not recorded by this store" in page  # the script's text for such a call
     assert "Tool calls without a recorded result" in page and "Damaged or unreadable records" in page
+
+
+def test_bidi_and_control_characters_are_shown_as_visible_escapes(tmp_path):
+    """A project named with a right-to-left override (``\u202efdp.exe`` shows as ``exe.pdf``) is shown escaped."""
+    home = tmp_path / "home"
+    shutil.copytree(FIXTURES / "claude-code/current-session/home", home)
+    transcript = next(home.glob(".claude/projects/*/*.jsonl"))
+    line = {"type": "user", "sessionId": SESSION, "cwd": "/home/alice/\u202efdp.exe", "uuid": "b1",
+            "timestamp": "2026-07-02T09:21:00.000Z",
+            "message": {"role": "user", "content": "open \u202efdp.exe\x1b[2J"}}
+    with transcript.open("a", encoding="utf-8") as handle:
+        handle.write(json.dumps(line) + "\n")
+    result, out = _report(tmp_path, _collect(home, tmp_path / "b.tar.zst"))
+    assert result.exit_code == 0, result.output
+    page = out.read_text(encoding="utf-8")
+    assert "\u202e" not in page and "\x1b" not in page
+    rows = _blocks(page)["rows-0"]
+    assert any(cell == "open \\u202efdp.exe\\u001b[2J" for row in rows for cell in row)

@@ -292,3 +292,14 @@ def test_a_plain_tar_zstd_archive_is_named_not_an_aitrail_bundle(bundle, tmp_pat
     cut = tmp_path / "cut-early.tar.zst"
     cut.write_bytes(bundle.read_bytes()[:2000])  # the first frame alone, cut: still a bundle cut short
     both_refuse(cut, tmp_path, "cut short")
+
+
+@pytest.mark.parametrize("value", ["yesterday", "2026-13-45T99:00:00Z", 20261203, "2026-12-03T08:00:00Z\n"])
+def test_a_resealed_collection_time_that_is_not_one_fails_verification(bundle, tmp_path, value):
+    import json
+
+    collection = bundle_json(bundle, layout.COLLECTION_JSON)
+    collection["started_utc"] = value
+    forged = tmp_path / "forged.tar.zst"
+    rewrite(bundle, forged, {layout.COLLECTION_JSON: json.dumps(collection).encode()})
+    both_refuse(forged, tmp_path, "started_utc")
