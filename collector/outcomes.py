@@ -76,6 +76,7 @@ class Entry:
     link_target: bytes | None = None
     companion_of: str | None = None
     duplicate_of: str | None = None
+    holes: list[list[int]] | None = None  # [offset, length] of each hole the read skipped (zeros stored)
 
     # Sort key: location, raw path bytes, agent, store (deterministic order); and the path
     # below the location as raw bytes. Set once, at creation: every entry needs both
@@ -131,6 +132,8 @@ class Entry:
             record["error"] = os.strerror(self.error.errno) if self.error.errno else str(self.error)
         if self.notes:
             record["notes"] = self.notes
+        if self.holes:
+            record["holes"] = self.holes
         if self.link_target is not None:
             record["link_target"] = raw_text(self.link_target)
             record["link_target_b64"] = b64(self.link_target)
@@ -150,10 +153,10 @@ class Entry:
 # encoded once per target. tests/collector/test_files_record.py holds the two
 # equal on generated entries.
 
-_KEY_ORDER = ("agent", "class", "errno", "error", "format", "glob", "link_target", "link_target_b64", "location",
-              "member", "notes", "o_noatime", "origin", "outcome", "parser", "path", "path_b64", "read_attempts",
-              "reason", "role", "same_file_as", "sha256", "source_path", "source_path_b64", "sqlite_companion_of",
-              "stat", "stat_after", "store", "stored_size", "type")
+_KEY_ORDER = ("agent", "class", "errno", "error", "format", "glob", "holes", "link_target", "link_target_b64",
+              "location", "member", "notes", "o_noatime", "origin", "outcome", "parser", "path", "path_b64",
+              "read_attempts", "reason", "role", "same_file_as", "sha256", "source_path", "source_path_b64",
+              "sqlite_companion_of", "stat", "stat_after", "store", "stored_size", "type")
 assert list(_KEY_ORDER) == sorted(_KEY_ORDER)
 _STAT_TEXT = ('{"atime_ns": %d, "btime_ns": %s, "ctime_ns": %d, "dev": %d, "gid": %d, "ino": %d, "mode": "%o", '
               '"mtime_ns": %d, "nlink": %d, "size": %d, "uid": %d}')
@@ -216,6 +219,8 @@ class RecordRenderer:
             out += [', "errno": ', _value(errno), ', "error": ',
                     encode_basestring(os.strerror(errno) if errno else str(entry.error))]
         out.append(format_glob)
+        if entry.holes:
+            out += [', "holes": ', _value(entry.holes)]
         if entry.link_target is not None:
             out += [', "link_target": ', encode_basestring(raw_text(entry.link_target)),
                     ', "link_target_b64": ', encode_basestring(b64(entry.link_target))]

@@ -108,6 +108,7 @@ def _record(job: _Job, result: Capture, stored: IndexEntry | None) -> bool:
         entry.reason = result.notes[-1] if result.notes else "credential"
     entry.meta = result.before or entry.meta
     entry.after, entry.attempts, entry.link_target = result.after, result.attempts, result.link_target
+    entry.holes = result.holes
     if result.before is not None:
         entry.kind = result.before.kind
     if result.outcome in (oc.COLLECTED, oc.CHANGED) and stored is not None and stored.type == "file":
@@ -124,7 +125,7 @@ def _record(job: _Job, result: Capture, stored: IndexEntry | None) -> bool:
 
 def _copy_capture(first: oc.Entry, entry: oc.Entry) -> None:
     for name in ("outcome", "error", "meta", "after", "attempts", "link_target", "member", "sha256",
-                 "stored_size", "noatime", "kind"):
+                 "stored_size", "noatime", "kind", "holes"):
         setattr(entry, name, getattr(first, name))
     entry.notes = entry.notes + first.notes
     entry.duplicate_of = f"{first.target.store} (the same file, matched by another store)"

@@ -62,6 +62,8 @@ def entries(draw, target: Target) -> oc.Entry:
     entry.link_target = draw(st.one_of(st.none(), st.binary(max_size=8)))
     entry.companion_of = draw(st.one_of(st.none(), TEXT))
     entry.duplicate_of = draw(st.one_of(st.none(), TEXT))
+    hole = st.lists(st.integers(min_value=0, max_value=1 << 62), min_size=2, max_size=2)
+    entry.holes = draw(st.one_of(st.none(), st.lists(hole, max_size=3)))
     return entry
 
 
