@@ -69,7 +69,8 @@ def test_verify_loads_neither_the_planner_nor_the_walker():
 
 
 ANALYZER_MAY_IMPORT = ("aitrail.collector.catalog", "aitrail.collector.bundle", "aitrail.collector.verify",
-                       "aitrail.collector.verify_frames", "aitrail.collector.verify_structure")
+                       "aitrail.collector.verify_frames", "aitrail.collector.verify_structure",
+                       "aitrail.collector.signer_pin")
 
 
 def test_the_analyzer_imports_from_the_collector_only_what_adr_0001_lists():
