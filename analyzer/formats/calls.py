@@ -9,9 +9,16 @@ docs/contributing/adding-an-agent.md, at the call's own locator and time.
 
 from __future__ import annotations
 
+import dataclasses
+from collections import deque
 from collections.abc import Iterable, Iterator
 
 from aitrail.analyzer.rows import Draft
+
+# Text of the open calls a ledger holds (the Draft of every call not answered yet). Past it the
+# oldest open calls are kept without their text (their "no result recorded" row needs none): a
+# file of a million calls, never answered, with large arguments, held them all.
+OPEN_TEXT_BUDGET = 64 * 1024 * 1024
 
 # the call's columns the "no result recorded" row repeats (so it sorts and filters with its call)
 ROW_COLUMNS = ("timestamp_ns", "timestamp_source", "session_id", "project_path", "git_branch", "model")
@@ -44,6 +51,9 @@ class CallLedger:
         self.columns = tuple(columns)
         self.results_recorded = results_recorded
         self.open: dict[str, Draft] = {}
+        self._by_name: dict[str, dict[str, None]] = {}  # tool name -> its open keys, oldest first
+        self._held = 0  # characters of text the open calls hold
+        self._with_text: deque[str] = deque()  # keys of open calls that still hold their text, oldest first
         self._called: dict[str, str] = {}  # every id called -> its tool name
         self._answered: dict[str, str] = {}  # every id answered -> the tool name its result gave
 
@@ -51,23 +61,48 @@ class CallLedger:
         """Record a call as open, joined by ``key`` (default: its tool_use_id; no key, no record)."""
         key = call.tool_use_id if key is None else key
         if key:
+            replaced = self.open.get(key)
+            if replaced is not None:  # a call with a key already open replaces it, in its place
+                self._held -= len(replaced.text)
+                self._by_name.get(replaced.tool_name, {}).pop(key, None)
             self.open[key] = call
+            self._by_name.setdefault(call.tool_name, {})[key] = None
             self._called[key] = call.tool_name
+            if call.text:
+                self._held += len(call.text)
+                self._with_text.append(key)
+                if self._held > OPEN_TEXT_BUDGET:
+                    self._drop_oldest_texts()
+
+    def _drop_oldest_texts(self) -> None:
+        """Keep the oldest open calls without their text until the open calls hold half the budget."""
+        while self._held > OPEN_TEXT_BUDGET // 2 and self._with_text:
+            key = self._with_text.popleft()
+            call = self.open.get(key)
+            if call is not None and call.text:
+                self._held -= len(call.text)
+                self.open[key] = dataclasses.replace(call, text="")
 
     def take(self, key: str) -> Draft | None:
         """The open call with this key, no longer open; None if there is none."""
-        return self.open.pop(key, None) if key else None
+        call = self.open.pop(key, None) if key else None
+        if call is not None:
+            self._held -= len(call.text)
+            names = self._by_name.get(call.tool_name)
+            if names is not None:
+                names.pop(key, None)
+        return call
 
     def take_named(self, tool_name: str) -> Draft | None:
-        """The first open call of this tool, else the first open call (formats without call ids)."""
-        for key, call in self.open.items():
-            if call.tool_name == tool_name:
-                return self.open.pop(key)
+        """The first open call of this tool, else the first open call (formats without call ids); O(1)."""
+        names = self._by_name.get(tool_name)
+        if names:
+            return self.take(next(iter(names)))
         return self.take(next(iter(self.open))) if self.open else None
 
     def take_last(self) -> Draft | None:
         """The most recent open call (a result that answers whatever was asked last)."""
-        return self.open.pop(next(reversed(self.open))) if self.open else None
+        return self.take(next(reversed(self.open))) if self.open else None
 
     def was_called(self, call_id: str) -> bool:
         """Whether a call with this id was recorded, answered or not."""
@@ -92,7 +127,13 @@ class CallLedger:
 
     def forget(self) -> None:
         """Drop the open calls without a row (a format whose next turn closes them)."""
+        self._clear_open()
+
+    def _clear_open(self) -> None:
         self.open.clear()
+        self._by_name.clear()
+        self._with_text.clear()
+        self._held = 0
 
     def orphans(self, skip_answered: bool = False) -> Iterator[Draft]:
         """A ``no result recorded`` row per open call, then none is open.
@@ -106,4 +147,4 @@ class CallLedger:
         for key, call in self.open.items():
             if self.results_recorded and not (skip_answered and self.is_answered(key)):
                 yield no_result_row(call, self.columns)
-        self.open.clear()
+        self._clear_open()

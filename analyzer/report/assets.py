@@ -49,7 +49,18 @@ SCRIPT = r"""
     return node;
   }
   function meta(b) { return data("meta-" + b); }
-  function rows(b) { return data("rows-" + b); }
+  function rows(b) {  // a bundle's rows come in blocks of at most 16 Mi characters each
+    var id = "rows-" + b;
+    if (!(id in cache)) {
+      var all = [], block;
+      for (var k = 0; (block = data(id + "-" + k)) !== null; k++) {
+        for (var i = 0; i < block.length; i++) { all.push(block[i]); }
+        cache[id + "-" + k] = [];  // parsed once, held once: in the joined array
+      }
+      cache[id] = all;
+    }
+    return cache[id];
+  }
   function index(b) {
     var key = "index-" + b;
     if (!(key in cache)) {

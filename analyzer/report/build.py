@@ -40,7 +40,8 @@ class Prepared:
     ok: bool
     static: str
     meta_path: str
-    rows_path: str
+    rows_path: str  # the rows blocks are rows_path.0, .1, ...
+    blocks: int
 
 
 def check_bundles(options: ReportOptions) -> tuple[list[tuple[str, str, Verification]], list[str]]:
@@ -68,8 +69,12 @@ def _prepare(number: int, sha256: str, path: str, result: Verification, options:
                            require_signature=options.require_signature,
                            verified_sha256=sha256 if result.ok and sha256 else None))
     rows_path, meta_path = os.path.join(temp, f"{number}.rows"), os.path.join(temp, f"{number}.meta")
-    with open(jsonl, "rb") as source, open(rows_path, "w", encoding="utf-8", errors="backslashreplace") as out:
-        digest = timeline.spool(source, out, resultless_stores())
+
+    def open_block(block: int):
+        return open(f"{rows_path}.{block}", "w", encoding="utf-8", errors="backslashreplace")
+
+    with open(jsonl, "rb") as source:
+        digest = timeline.spool(source, open_block, resultless_stores())
     os.unlink(jsonl)
     meta = {"sessions": [session.as_list() for session in digest.sessions], "sources": digest.sources,
             "commands": digest.commands, "writes": digest.writes, "permissions": digest.permissions,
@@ -84,7 +89,7 @@ def _prepare(number: int, sha256: str, path: str, result: Verification, options:
               + html.verification_section(result) + html.accounting_section(accounting, counts)
               + html.not_parsed_section(analyzed.not_parsed)
               + html.timeline_section(number, digest))
-    return Prepared(sha256, result.ok, static, meta_path, rows_path)
+    return Prepared(sha256, result.ok, static, meta_path, rows_path, digest.blocks)
 
 
 def resultless_stores() -> frozenset[str]:
@@ -131,8 +136,10 @@ def write_report(options: ReportOptions, checked: list[tuple[str, str, Verificat
             for number, item in enumerate(prepared):
                 out.write(f'<script type="application/json" id="meta-{number}">')
                 _copy(item.meta_path, out)
-                out.write(f'</script><script type="application/json" id="rows-{number}">')
-                _copy(item.rows_path, out)
                 out.write("</script>")
+                for block in range(item.blocks):
+                    out.write(f'<script type="application/json" id="rows-{number}-{block}">')
+                    _copy(f"{item.rows_path}.{block}", out)
+                    out.write("</script>")
             out.write(f"<script>{assets.SCRIPT}</script></body></html>\n")
     return prepared

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import IO
 
@@ -56,6 +57,7 @@ class Digest:
     unpaired: list[int] = field(default_factory=list)  # a call without its result, a result without its call
     activity: Counter = field(default_factory=Counter)  # (agent, day) -> rows
     bad_lines: int = 0
+    blocks: int = 0  # rows blocks written (rows-<bundle>-<k>)
 
     def secondary_only(self) -> list[int]:
         """Sessions every row of which came from a secondary store."""
@@ -144,27 +146,45 @@ def _cut(text: str) -> str:
     return text if len(text) <= TEXT_MAX else text[:TEXT_MAX] + " …"
 
 
-def spool(timeline: IO[bytes], out: IO[str], resultless: frozenset[str] = frozenset()) -> Digest:
-    """Read analyze's JSONL from ``timeline``; write the rows as one JSON array to ``out``; return the digest.
+BLOCK_CHARS = 16 * 1024 * 1024  # JSON text of one rows block: far below a browser's longest string (~512 Mi)
 
-    A line that is not a JSON object (analyze never writes one) is counted in
-    ``bad_lines`` and skipped.
+
+def spool(timeline: IO[bytes], open_block: Callable[[int], IO[str]],
+          resultless: frozenset[str] = frozenset()) -> Digest:
+    """Read analyze's JSONL from ``timeline``; write the rows as JSON arrays of at most BLOCK_CHARS; the digest.
+
+    Block ``k`` goes to ``open_block(k)`` (closed here): the page holds each as
+    a script element of its own, so that no bundle's rows, however many, make
+    one text the browser cannot parse. A line that is not a JSON object
+    (analyze never writes one) is counted in ``bad_lines`` and skipped.
     """
     builder = _Builder(resultless)
+    out, written = open_block(0), 0
     out.write("[")
-    for line in timeline:
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line) if len(line) <= ROW_LINE_MAX else None
-        except (ValueError, RecursionError):
-            row = None
-        if not isinstance(row, dict):
-            builder.digest.bad_lines += 1
-            continue
-        compact = builder.add(row)
-        out.write(("," if builder.digest.rows > 1 else "") + script_json(compact))
-    out.write("]")
+    try:
+        for line in timeline:
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line) if len(line) <= ROW_LINE_MAX else None
+            except (ValueError, RecursionError):
+                row = None
+            if not isinstance(row, dict):
+                builder.digest.bad_lines += 1
+                continue
+            text = script_json(builder.add(row))
+            if written and written + len(text) > BLOCK_CHARS:
+                out.write("]")
+                out.close()
+                builder.digest.blocks += 1
+                out, written = open_block(builder.digest.blocks), 0
+                out.write("[")
+            out.write(("," if written else "") + text)
+            written += len(text) + 1
+        out.write("]")
+    finally:
+        out.close()
+    builder.digest.blocks += 1
     return builder.digest
 
 

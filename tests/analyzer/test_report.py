@@ -63,8 +63,17 @@ def page(bundles):
 
 
 def _blocks(page: str) -> dict[str, object]:
-    return {match.group(1): json.loads(match.group(2))
-            for match in re.finditer(r'<script type="application/json" id="([a-z]+-\d+)">(.*?)</script>', page, re.S)}
+    """The page's data blocks by id; a bundle's rows blocks (rows-N-K) joined as rows-N, in order."""
+    blocks: dict[str, object] = {}
+    for match in re.finditer(r'<script type="application/json" id="([a-z]+-\d+(?:-\d+)?)">(.*?)</script>', page,
+                             re.S):
+        name, value = match.group(1), json.loads(match.group(2))
+        if name.startswith("rows-"):
+            joined = "-".join(name.split("-")[:2])
+            blocks.setdefault(joined, []).extend(value)
+        else:
+            blocks[name] = value
+    return blocks
 
 
 def test_injected_markup_never_appears_raw(page):
@@ -297,3 +306,19 @@ def test_bidi_and_control_characters_are_shown_as_visible_escapes(tmp_path):
     assert "\u202e" not in page and "\x1b" not in page
     rows = _blocks(page)["rows-0"]
     assert any(cell == "open \\u202efdp.exe\\u001b[2J" for row in rows for cell in row)
+
+
+def test_a_bundles_rows_are_split_into_blocks_the_browser_can_parse(tmp_path, monkeypatch):
+    """No rows block may near a browser's string limit: past BLOCK_CHARS the rows go on in another block."""
+    from aitrail.analyzer.report import timeline
+
+    monkeypatch.setattr(timeline, "BLOCK_CHARS", 2000)
+    result, out = _report(tmp_path, _collect(FIXTURES / "codex/tagged-rollout/home", tmp_path / "b.tar.zst"))
+    assert result.exit_code == 0, result.output
+    page = out.read_text(encoding="utf-8")
+    ids = re.findall(r'<script type="application/json" id="(rows-0-\d+)">(.*?)</script>', page, re.S)
+    assert len(ids) > 3 and [name for name, _ in ids] == [f"rows-0-{k}" for k in range(len(ids))]
+    assert all(len(text) <= 2000 or text.count('],[') == 0 for _, text in ids)  # one row may be a block alone
+    monkeypatch.setattr(timeline, "BLOCK_CHARS", 16 * 1024 * 1024)
+    result, whole = _report(tmp_path, str(tmp_path / "b.tar.zst"), name="whole.html")
+    assert _blocks(page)["rows-0"] == _blocks(whole.read_text(encoding="utf-8"))["rows-0"]

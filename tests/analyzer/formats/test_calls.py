@@ -83,3 +83,31 @@ def test_forget_drops_open_calls_without_rows():
 def test_no_result_row_alone():
     row = no_result_row(call("x", "t", timestamp_ns=1, timestamp_source="index"), ("timestamp_ns",))
     assert (row.timestamp_ns, row.timestamp_source) == (1, "record")
+
+
+def test_open_calls_past_the_text_budget_keep_their_rows_but_not_their_text(monkeypatch):
+    """A million unanswered calls with large arguments no longer hold every argument (OPEN_TEXT_BUDGET)."""
+    from aitrail.analyzer.formats import calls
+
+    monkeypatch.setattr(calls, "OPEN_TEXT_BUDGET", 10_000)
+    ledger = calls.CallLedger()
+    for number in range(100):
+        ledger.called(Draft("tool_use", "x" * 1000, f"line:{number}", tool_name="Bash", tool_use_id=f"c{number}"))
+    assert ledger._held <= 10_000
+    assert sum(len(call.text) for call in ledger.open.values()) == ledger._held
+    assert ledger.take("c0").text == "" and ledger.take("c99").text == "x" * 1000
+    rows = list(ledger.orphans())
+    assert [row.tool_use_id for row in rows] == [f"c{number}" for number in range(1, 99)]
+    assert all(row.text.startswith("parser: no result recorded") for row in rows) and ledger._held == 0
+
+
+def test_take_named_takes_the_oldest_open_call_of_the_tool_in_constant_time():
+    from aitrail.analyzer.formats import calls
+
+    ledger = calls.CallLedger()
+    for number in range(50_000):
+        ledger.called(Draft("tool_use", "", f"line:{number}", tool_name="Read", tool_use_id=f"r{number}"))
+    ledger.called(Draft("tool_use", "", "line:x", tool_name="Bash", tool_use_id="b0"))
+    taken = [ledger.take_named("Bash")] + [ledger.take_named("Bash") for _ in range(3)]  # then the oldest of any
+    assert [call.tool_use_id for call in taken] == ["b0", "r0", "r1", "r2"]
+    assert ledger.take_named("Read").tool_use_id == "r3" and ledger.take_last().tool_use_id == "r49999"
