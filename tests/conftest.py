@@ -91,3 +91,17 @@ def toy_collect(cli, home: Path, out: Path, *extra: str):
 @pytest.fixture(scope="session")
 def root_user() -> bool:
     return hasattr(os, "geteuid") and os.geteuid() == 0
+
+
+@pytest.fixture
+def opened_paths(monkeypatch) -> list[str]:
+    """Every path ``os.open`` is asked to open from here on (as text), for tests of what is never opened."""
+    opened: list[str] = []
+    real_open = os.open
+
+    def watching_open(path, *args, **kwargs):
+        opened.append(os.fsdecode(path))
+        return real_open(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", watching_open)
+    return opened

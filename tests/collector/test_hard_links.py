@@ -64,16 +64,9 @@ def test_links_to_the_users_secrets_are_never_collected(cli, tmp_path: Path):
     assert records[f".claude/projects/-home-alice-x/{SESSION[:-1]}0.jsonl"]["outcome"] == "collected"
 
 
-def test_a_dry_run_says_the_same_and_opens_none_of_them(tmp_path: Path, monkeypatch):
+def test_a_dry_run_says_the_same_and_opens_none_of_them(tmp_path: Path, opened_paths):
     home = planted_home(tmp_path)
-    opened: list[str] = []
-    real_open = os.open
-
-    def watching_open(path, *args, **kwargs):
-        opened.append(os.fsdecode(path))
-        return real_open(path, *args, **kwargs)
-
-    monkeypatch.setattr(os, "open", watching_open)
+    opened = opened_paths
     result = collect_module.run(collect_module.CollectOptions(output=None, homes=[str(home)], dry_run=True,
                                                               progress=False))
     by_name = {entry.parts[-1]: entry for entry in result.entries}

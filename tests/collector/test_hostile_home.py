@@ -232,17 +232,10 @@ def test_a_hard_link_to_a_credential_is_never_read(cli, tmp_path):
     assert record["reason"].endswith("never opened") and record["stat"]["size"] == len(SECRET)
 
 
-def test_a_hard_link_to_a_credential_is_never_opened_in_a_run_or_a_dry_run(cli, tmp_path, monkeypatch):
+def test_a_hard_link_to_a_credential_is_never_opened_in_a_run_or_a_dry_run(cli, tmp_path, opened_paths):
     home = write_tree(tmp_path / "h", {".toy/auth.json": SECRET, ".toy/sessions/p/ok.jsonl": "{}\n"})
     os.link(home / ".toy/auth.json", home / ".toy/sessions/p/innocent.jsonl")  # listed by the walk: no lstat there
-    opened: list[str] = []
-    real_open = os.open
-
-    def watching_open(path, *args, **kwargs):
-        opened.append(os.fsdecode(path))
-        return real_open(path, *args, **kwargs)
-
-    monkeypatch.setattr(os, "open", watching_open)
+    opened = opened_paths
     assert toy_collect(cli, home, tmp_path / "b.tar.zst").exit_code == 0
     dry = cli("collect", "--catalog", TOY_CATALOG, "--home", home, "--dry-run")
     assert dry.exit_code == 0, dry.output + dry.stderr
