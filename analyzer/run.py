@@ -182,9 +182,24 @@ def analyze(options: AnalyzeOptions) -> AnalyzeResult:
             except NotVerified as exc:
                 named = [f"{path}: {problem}" for problem in exc.problems] if several else exc.problems
                 raise NotVerified(named) from exc
+            _within_memory(results, temp_dir)
         _progress(options, "writing the timeline to " + ("stdout" if options.to_stdout else options.output))
         count = _merge(options, [run for result in results for run in result.runs], temp_dir)
         return _combined(results, count, several)
+
+
+def _within_memory(results: list[AnalyzeResult], temp_dir: str) -> None:
+    """Each bundle may hold MEMORY_BYTES of runs; the bundles before the last are written out once together past it.
+
+    Twenty bundles analyzed at once held twenty shares of memory until the merge.
+    """
+    runs = [run for result in results for run in result.runs]
+    if len(results) < 2 or sum(runs_module.memory_cost(run) for run in runs) <= runs_module.MEMORY_BYTES:
+        return
+    for number, result in enumerate(results):
+        directory = os.path.join(temp_dir, f"spilled-{len(results)}-{number}")
+        os.mkdir(directory)
+        result.runs = runs_module.written_out(result.runs, directory)
 
 
 def _ordered_bundles(paths: list[str]) -> list[tuple[str, str]]:
@@ -317,7 +332,7 @@ def _merge(options: AnalyzeOptions, runs: list[Run | Held | Stored], temp_dir: s
     The file merge takes one key range per worker when there is work to share.
     """
     header = export.header(options.format).encode("utf-8")
-    total = sum(runs_module.run_size(run) for run in runs)
+    total = sum(runs_module.memory_cost(run) for run in runs)
     if total <= runs_module.MEMORY_BYTES:
         if options.to_stdout:
             count = runs_module.write_in_memory(sys.stdout.buffer, header, runs)

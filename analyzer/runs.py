@@ -35,7 +35,11 @@ from dataclasses import dataclass, field
 
 SAMPLE_EVERY = 2048
 RECORD = struct.Struct(">II")
-MEMORY_BYTES = 192 * 1024 * 1024  # rendered rows ordered in memory; past this, merged from run files
+MEMORY_BYTES = 192 * 1024 * 1024  # rows ordered in memory (memory_cost); past this, merged from run files
+# Python objects a row held in memory costs besides its line's and key's bytes: a (key, line) tuple, two
+# bytes headers and a list slot (a stored row: a key's header, its slot and an offset). Counted, so that
+# a bundle of many short rows is held within MEMORY_BYTES too (lines alone said 4M rows fit: 1.5 GB).
+ROW_OVERHEAD = 128
 WRITE_BYTES = 1024 * 1024  # lines gathered before each write of the timeline
 SEND_BYTES = 64 * 1024  # a stored stretch at least this long is copied file to file by the kernel
 _IOV_LINES = 1024  # lines a writev takes at once (IOV_MAX is 1024 on Linux)
@@ -89,6 +93,17 @@ class Stored:
 def run_size(run: Run | Held | Parked | Stored) -> int:
     """Bytes of rendered lines a run holds (on disk, or in memory)."""
     return os.path.getsize(run.path) if isinstance(run, Run) else run.size
+
+
+def memory_cost(run: Run | Held | Parked | Stored) -> int:
+    """Bytes a run takes once in memory (lines, keys and ROW_OVERHEAD a row): what MEMORY_BYTES bounds."""
+    if isinstance(run, Run):  # read whole only by write_in_memory: its file and a row's objects (rows estimated)
+        return os.path.getsize(run.path) + ROW_OVERHEAD * SAMPLE_EVERY * len(run.samples)
+    if isinstance(run, Held):
+        return run.size + sum(len(key) + ROW_OVERHEAD for key, _ in run.items)
+    if isinstance(run, Parked):
+        return run.size + sum(run.key_lengths) + ROW_OVERHEAD * len(run.key_lengths)
+    return run.size + sum(len(key) + ROW_OVERHEAD for key in run.keys)
 
 
 def hold(items: list[tuple[bytes, bytes]], size: int) -> Held:

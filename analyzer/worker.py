@@ -22,7 +22,7 @@ from aitrail.analyzer.bundle import Bundle, Source
 from aitrail.analyzer.dispatch import parse_source
 from aitrail.analyzer.registry import Parser, parsers, wanted_prefixes
 from aitrail.analyzer.rows import COLUMNS, UNPAIRED_PREFIXES
-from aitrail.analyzer.runs import Held, Parked, Run
+from aitrail.analyzer.runs import ROW_OVERHEAD, Held, Parked, Run
 from aitrail.analyzer.secondary import KeySet, dedup_key
 from aitrail.analyzer.tally import Tally
 from aitrail.collector.verify_frames import FrameFindings
@@ -189,7 +189,7 @@ class Worker:
     def _parse_members(self, members: list[tuple[str, str]], batch: int, hold_bytes: int,
                        result: BatchResult) -> None:
         pending: list[tuple[bytes, bytes]] = []
-        held = 0
+        held = lines = 0  # memory the pending rows take (runs.memory_cost's measure), and their lines' bytes
         render, keys, tally = self.render, self.keys, result.tally
         sessions = tally.sessions
         spill_at = max(hold_bytes, RUN_BYTES)  # a batch held whole, or runs of RUN_BYTES once it cannot be
@@ -216,17 +216,18 @@ class Worker:
                     session, in_session = row[_SESSION], 0
                 in_session += 1
                 pending.append((key, line))
-                held += len(line)
+                lines += len(line)
+                held += len(line) + len(key) + ROW_OVERHEAD
                 if held >= spill_at:
                     result.runs.append(self._write_run(pending, batch, len(result.runs), tally))
-                    pending, held = [], 0
+                    pending, held, lines = [], 0, 0
             if in_session:
                 sessions[(source.agent, session)] += in_session
             result.counts.append(SourceCount(source.agent, source.store, rows, bad, unpaired))
         if pending and (result.runs or held > hold_bytes):
             result.runs.append(self._write_run(pending, batch, len(result.runs), tally))
         elif pending:  # the whole batch stayed under hold_bytes: it goes back in memory, never to disk
-            result.runs.append(runs_module.hold(pending, held))
+            result.runs.append(runs_module.hold(pending, lines))
             tally.cover(pending)
 
     def _write_run(self, items: list[tuple[bytes, bytes]], batch: int, number: int, tally: Tally) -> Run:

@@ -147,3 +147,30 @@ def test_every_tool_call_has_its_result_or_says_why_not(case: Path):
         if row["turn_type"] == "tool_use" and row["tool_use_id"] and row["store"] not in resultless:
             key = (row["agent"], row["session_id"], row["tool_use_id"])
             assert key in results or f"tool call {row['tool_use_id']} " in notes, (case.name, row["locator"], key)
+
+
+def test_several_bundles_written_out_past_the_memory_budget_give_the_same_bytes(cli, tmp_path: Path, monkeypatch):
+    """Bundles analyzed together hold one MEMORY_BYTES between them: past it the earlier ones go to run files."""
+    from aitrail.analyzer import run as run_module
+    from aitrail.analyzer import runs
+
+    bundles = []
+    for name in ("demo-home", "claude-code/current-session/home", "codex/tagged-rollout/home"):
+        home = frozen_copy(FIXTURES / name, tmp_path / name.replace("/", "-"))
+        bundle = tmp_path / f"{name.replace('/', '-')}.tar.zst"
+        assert cli("collect", "--home", home, "-o", bundle, "--quiet").exit_code == 0
+        bundles.append(bundle)
+    spills = []
+    real = run_module._within_memory
+    monkeypatch.setattr(run_module, "_within_memory", lambda results, temp: (spills.append(
+        sum(runs.memory_cost(run) for result in results for run in result.runs) > runs.MEMORY_BYTES),
+        real(results, temp)))
+    written = {}
+    for name, memory in (("held", None), ("spilled", 2048)):
+        if memory is not None:
+            monkeypatch.setattr(runs, "MEMORY_BYTES", memory)
+        out = tmp_path / f"{name}.csv"
+        result = cli("analyze", *bundles, "-o", out, "--quiet", "--jobs", "1")
+        assert result.exit_code == 0, result.output + result.stderr
+        written[name] = out.read_bytes()
+    assert any(spills) and written["held"] == written["spilled"] and written["held"].count(b"\n") > 60
