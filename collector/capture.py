@@ -27,6 +27,7 @@ import hashlib
 import os
 import stat as stat_module
 import tempfile
+import time
 from dataclasses import dataclass, field
 from typing import IO
 
@@ -113,11 +114,14 @@ class Capturer:
     """
 
     def __init__(self, tree: Tree, spool_dir: str, writer: BundleWriter,
-                 forbidden: SecretInodes | None = None):
+                 forbidden: SecretInodes | None = None, file_seconds: float | None = None):
         self.tree = tree
         self.writer = writer
         self.spool_dir = spool_dir
         self.forbidden = forbidden if forbidden is not None else SecretInodes({}, [])
+        self.file_seconds = file_seconds  # how long one large file may take to read (None: no bound)
+        self._deadline = float("inf")
+        self._streamed = 0  # bytes of the current large file streamed so far (read, or a hole's zeros)
 
     def capture(self, parts: tuple[str, ...], member: str) -> Capture:
         """Read one matched path (file or link) and say what happened; ``parts`` names something below the location."""
@@ -248,20 +252,31 @@ class Capturer:
         """Stream a large file with the lstat length (holes as zeros, unread); a spool if the length was wrong."""
         hasher = hashlib.sha256()
         self.writer.begin_stream(member, before.size, tar_meta(before))
+        self._deadline = time.monotonic() + self.file_seconds if self.file_seconds else float("inf")
+        self._streamed = 0
         holes = data_holes(fd, before.size)
         remaining, position = before.size, 0
-        for hole_start, hole_length in [*holes, [before.size, 0]]:
-            if position < hole_start:  # the data before this hole, read
-                os.lseek(fd, position, os.SEEK_SET)
-                remaining -= self._stream_data(fd, hole_start - position, hasher)
-                if remaining != before.size - hole_start:
-                    break  # the file ended early: shrank while read
-            for start in range(0, hole_length, CHUNK):  # the hole, as the zeros a read would give
-                zeros = _ZEROS if hole_length - start >= CHUNK else _ZEROS[:hole_length - start]
-                hasher.update(zeros)
-                self.writer.write_chunk(zeros)
-            remaining -= hole_length
-            position = hole_start + hole_length
+        try:
+            for hole_start, hole_length in [*holes, [before.size, 0]]:
+                if position < hole_start:  # the data before this hole, read
+                    os.lseek(fd, position, os.SEEK_SET)
+                    remaining -= self._stream_data(fd, hole_start - position, hasher)
+                    if remaining != before.size - hole_start:
+                        break  # the file ended early: shrank while read
+                for start in range(0, hole_length, CHUNK):  # the hole, as the zeros a read would give
+                    zeros = _ZEROS if hole_length - start >= CHUNK else _ZEROS[:hole_length - start]
+                    hasher.update(zeros)
+                    self.writer.write_chunk(zeros)
+                    self._streamed += len(zeros)
+                    self._check_deadline()
+                remaining -= hole_length
+                position = hole_start + hole_length
+        except _TooSlow as slow:
+            self.writer.abort_stream()
+            return Capture("read_error", before=before, attempts=1, notes=[
+                f"reading stopped after {self.file_seconds:g} s (--max-file-seconds), {slow.offset} of "
+                f"{before.size} bytes streamed: not collected (nothing of it is in the bundle); collect it alone "
+                "with a larger bound if it is needed"])
         if remaining == 0:
             os.lseek(fd, before.size, os.SEEK_SET)
         grew = not remaining and bool(os.read(fd, 1))
@@ -288,7 +303,13 @@ class Capturer:
             hasher.update(chunk)
             self.writer.write_chunk(chunk)
             done += len(chunk)
+            self._streamed += len(chunk)
+            self._check_deadline()
         return done
+
+    def _check_deadline(self) -> None:
+        if time.monotonic() > self._deadline:
+            raise _TooSlow(self._streamed)
 
     def _reread_into_spool(self, fd: int, before: Meta, member: str) -> Capture:
         hasher = hashlib.sha256()
@@ -301,6 +322,14 @@ class Capturer:
         capture = Capture("changed_during_read", before=before, size=size, sha256=digest, attempts=2)
         _note_if_cut(fd, size, limit, capture)
         return capture
+
+
+class _TooSlow(Exception):
+    """A large file's read passed --max-file-seconds at ``offset``."""
+
+    def __init__(self, offset: int):
+        super().__init__(offset)
+        self.offset = offset
 
 
 def data_holes(fd: int, size: int) -> list[list[int]]:

@@ -58,6 +58,7 @@ class CollectOptions:
     sign: bool = False  # a key made for this collection, in memory only
     dry_run: bool = False
     max_file_size: int | None = None
+    max_file_seconds: float | None = 900.0  # how long one large file may take to read; None or 0: no bound
     catalog_dir: str | None = None
     command_line: list[str] = field(default_factory=lambda: list(sys.argv))
     progress: bool = True
@@ -305,7 +306,8 @@ def _run(options: CollectOptions) -> CollectResult:
         with _signals_end_the_run():
             spool_dir = os.path.dirname(os.path.abspath(options.output))
             _close(trees)  # phase 2 threads open their own descriptors
-            capture_all(entries, writer, spool_dir, options.progress, run_vetoes.inodes)
+            capture_all(entries, writer, spool_dir, options.progress, run_vetoes.inodes,
+                        options.max_file_seconds or None)
             writer.hash_and_sync_payload()  # on a thread of its own, while the metadata members are made
             result.counts = oc.count(entries)
             result.warnings = empty_warning(entries, homes, {oc.COLLECTED, oc.CHANGED, oc.SYMLINK})

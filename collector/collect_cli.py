@@ -51,11 +51,14 @@ class SizeType(click.ParamType):
                    "machine, where a compromised subject can copy it: prefer --sign.")
 @click.option("--dry-run", is_flag=True, help="Show what would be collected; write nothing.")
 @click.option("--max-file-size", type=SizeType(), help="Record larger files as too_large instead of reading them.")
+@click.option("--max-file-seconds", type=click.FloatRange(min=0), default=900.0, show_default=True,
+              help="Stop reading a large file (over 16 MiB) after this long and record it as a read_error (0: no "
+                   "bound); a huge or slow file cannot stall the run.")
 @click.option("--catalog", "catalog_dir", type=click.Path(file_okay=False, exists=True),
               help="Use this catalog directory.")
 @click.option("--quiet", is_flag=True, help="No progress lines on stderr.")
 def collect(homes, all_users, root, agents, output, case_id, examiner, notes, one_time_key, sign_key, dry_run,
-            max_file_size, catalog_dir, quiet) -> None:
+            max_file_size, max_file_seconds, catalog_dir, quiet) -> None:
     """Collect every store the catalog names into one sealed evidence bundle.
 
     Exit codes: 0 clean; 3 bundle written but some files failed or changed
@@ -82,7 +85,7 @@ def collect(homes, all_users, root, agents, output, case_id, examiner, notes, on
     options = collect_module.CollectOptions(
         output=output, homes=list(homes), all_users=all_users, root=root, agents=list(agents),
         case_id=case_id, examiner=examiner, notes=notes, sign_key=sign_key, sign=one_time_key, dry_run=dry_run,
-        max_file_size=max_file_size, catalog_dir=catalog_dir, progress=not quiet,
+        max_file_size=max_file_size, max_file_seconds=max_file_seconds, catalog_dir=catalog_dir, progress=not quiet,
     )
     try:
         result = collect_module.run(options)

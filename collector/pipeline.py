@@ -49,7 +49,7 @@ class _Job:
 
 
 def capture_all(entries: list[oc.Entry], writer: BundleWriter, spool_dir: str, progress_enabled: bool,
-                forbidden: SecretInodes | None = None) -> None:
+                forbidden: SecretInodes | None = None, file_seconds: float | None = None) -> None:
     """Read every entry still without an outcome and write it to the bundle.
 
     ``forbidden`` knows the (device, inode) of the secrets (secret_inodes.py):
@@ -64,7 +64,8 @@ def capture_all(entries: list[oc.Entry], writer: BundleWriter, spool_dir: str, p
             location = job.entry.target.location
             capturer = capturers.get(location.label)
             if capturer is None:
-                capturer = capturers[location.label] = Capturer(Tree(location), spool_dir, writer, forbidden)
+                capturer = Capturer(Tree(location), spool_dir, writer, forbidden, file_seconds)
+                capturers[location.label] = capturer
             capture = capturer.capture(job.entry.parts, job.member)
             stored = capture.write_to(writer, job.member, job.link_member)
             if _record(job, capture, stored):

@@ -82,3 +82,20 @@ def test_data_holes_maps_the_holes_and_gives_up_on_a_file_of_too_many(tmp_path, 
         assert capture_module.data_holes(fd, 12 * MIB) == []
     finally:
         os.close(fd)
+
+
+def test_a_large_file_that_takes_too_long_is_a_named_read_error_and_the_rest_is_collected(cli, tmp_path, monkeypatch):
+    """--max-file-seconds: a huge or slow file cannot stall the run; it is recorded, not half-stored."""
+    home = sparse_home(tmp_path)
+    (home / ".codex" / "config.toml").write_text('model = "gpt-5"\n')
+    clock = iter(range(0, 10_000, 7))  # every reading of the clock is 7 s later
+    monkeypatch.setattr(capture_module.time, "monotonic", lambda: next(clock))
+    out = tmp_path / "b.tar.zst"
+    result = cli("collect", "--home", home, "-o", out, "--quiet", "--max-file-seconds", "30")
+    assert result.exit_code == 3, result.output + result.stderr  # partial: a file failed
+    records = {r["path"]: r for r in bundle_records(out)}
+    slow = records[".codex/state_5.sqlite"]
+    assert slow["outcome"] == "read_error" and slow["member"] is None
+    assert "reading stopped after 30 s (--max-file-seconds)" in slow["notes"][-1]
+    assert records[".codex/config.toml"]["outcome"] == "collected"
+    assert cli("verify", out, "--quiet").exit_code == 0
