@@ -322,3 +322,21 @@ def test_a_bundles_rows_are_split_into_blocks_the_browser_can_parse(tmp_path, mo
     monkeypatch.setattr(timeline, "BLOCK_CHARS", 16 * 1024 * 1024)
     result, whole = _report(tmp_path, str(tmp_path / "b.tar.zst"), name="whole.html")
     assert _blocks(page)["rows-0"] == _blocks(whole.read_text(encoding="utf-8"))["rows-0"]
+
+
+@pytest.mark.skipif(_chromium() is None, reason="no chromium binary on this machine")
+def test_chromium_joins_a_bundles_rows_blocks_and_shows_unpaired_and_resultless_calls(tmp_path, monkeypatch):
+    """Rows in many blocks open as one conversation; a Cursor transcript call says its store keeps no results."""
+    from aitrail.analyzer.report import timeline
+
+    monkeypatch.setattr(timeline, "BLOCK_CHARS", 600)
+    bundle = _collect(FIXTURES / "cursor-cli/jsonl-transcripts/home", tmp_path / "b.tar.zst")
+    result, out = _report(tmp_path, bundle)
+    assert result.exit_code == 0, result.output
+    page = out.read_text(encoding="utf-8")
+    assert len(re.findall(r'id="rows-0-\d+"', page)) >= 3
+    meta = _blocks(page)["meta-0"]
+    session = next(index for index, entry in enumerate(meta["sessions"])
+                   if entry[1] == "7e1b9c40-2f6d-4a8e-b3c5-91d0e4a6f213")
+    dom = _dom(f"file://{out}#s0-{session}")
+    assert "result not recorded by this store" in dom and 'class="pair"' in dom
