@@ -14,7 +14,7 @@ run time. The collector is never compiled: it goes onto subject machines.
 Build without compiling: AITRAIL_PURE_PYTHON=1 pip install .
 
 The build also writes aitrail/catalog/parsed-documents.json, the catalog's
-YAML files parsed by the collector's own reader (collector/catalog_documents.py),
+YAML files parsed by the collector's own reader (collector/catalog/documents.py),
 which a run uses for every file whose digest it records.
 """
 
@@ -83,15 +83,15 @@ class OptionalBuildExt(build_ext):
 
 
 class BuildPyWithParsedCatalog(build_py):
-    """build_py that also writes the catalog's parsed documents beside its YAML (collector/catalog_documents.py)."""
+    """build_py that also writes the catalog's parsed documents beside its YAML (collector/catalog/documents.py)."""
 
     def run(self):
         """Copy the packages, then parse the catalog with the collector's own reader and write the result."""
         super().run()
         if self.editable_mode:  # the checkout's catalog is read from its YAML
             return
-        spec = importlib.util.spec_from_file_location("catalog_documents", os.path.join("collector",
-                                                                                       "catalog_documents.py"))
+        spec = importlib.util.spec_from_file_location("catalog_documents",
+                                                      os.path.join("collector", "catalog", "documents.py"))
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
         try:

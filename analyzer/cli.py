@@ -11,7 +11,12 @@ import click
 from aitrail.analyzer.bundle_digest import FileDigest
 from aitrail.analyzer.export import FORMATS
 from aitrail.analyzer.forkpool import WorkerLost
-from aitrail.collector.signer_pin import PUBLIC_KEY_HELP, REQUIRE_SIGNATURE_HELP, SignerPin, check_signature_options
+from aitrail.collector.verify.signer_pin import (
+    PUBLIC_KEY_HELP,
+    REQUIRE_SIGNATURE_HELP,
+    SignerPin,
+    check_signature_options,
+)
 
 SUMMARY_COLUMNS = (("agent", "agent", "<"), ("store", "store", "<"), ("files", "files", ">"), ("rows", "rows", ">"),
                    ("bad", "bad_records", ">"), ("unpaired", "unpaired", ">"), ("recovered", "secondary_kept", ">"),

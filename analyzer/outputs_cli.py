@@ -9,13 +9,13 @@ import click
 
 from aitrail.analyzer.cli import _check_outputs, terminal_text
 from aitrail.collector.bundle.reader import BundleFormatError, BundleReader
-from aitrail.collector.signer_pin import (
+from aitrail.collector.verify import verify
+from aitrail.collector.verify.signer_pin import (
     PUBLIC_KEY_HELP,
     REQUIRE_SIGNATURE_HELP,
     SignerPin,
     check_signature_options,
 )
-from aitrail.collector.verify import verify
 
 BUNDLE = click.argument("bundle", type=click.Path(dir_okay=False, exists=True))
 PUBLIC_KEY = click.option("--public-key", type=SignerPin(), help=PUBLIC_KEY_HELP)

@@ -8,7 +8,7 @@ import click
 
 from aitrail.analyzer.cli import _check_outputs
 from aitrail.analyzer.outputs_cli import PUBLIC_KEY, REQUIRE_SIGNATURE
-from aitrail.collector.signer_pin import check_signature_options
+from aitrail.collector.verify.signer_pin import check_signature_options
 
 
 @click.command("report")

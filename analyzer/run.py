@@ -4,7 +4,7 @@ Order of work:
 
 0. open the bundle (index, collection.json, files.jsonl, each checked against
    its limits and schema) and check its structure (tag manifest, signature
-   policy: collector/verify_structure.py), synchronously: a bundle that fails
+   policy: collector/verify/structure.py), synchronously: a bundle that fails
    it is refused before any parser runs (unless forced);
 1. parse the secondary stores (logs, side tables, backups); their rendered rows
    are spooled to disk and only their 8-byte dedup keys stay in memory, handed
@@ -57,8 +57,8 @@ from aitrail.analyzer.unparsed import unparsed_sources
 from aitrail.analyzer.worker import BatchResult, StoreStats, Worker, parser_row_kind
 from aitrail.collector.bundle.reader import BundleFormatError
 from aitrail.collector.verify import RateLimiter, sha256_of_file
-from aitrail.collector.verify_frames import FrameFindings
-from aitrail.collector.verify_structure import SignaturePolicy, Structure, check_structure
+from aitrail.collector.verify.frames import FrameFindings
+from aitrail.collector.verify.structure import SignaturePolicy, Structure, check_structure
 
 MERGE_SPLIT_BYTES = 8 * 1024 * 1024  # below this the final merge is not worth splitting
 _AGENT = COLUMNS.index("agent")

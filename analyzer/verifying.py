@@ -2,7 +2,7 @@
 
 Verifying a frame means decompressing it, and so does parsing a member of
 it. So that no frame is decompressed twice, a frame is verified from the
-bytes a parse has just decompressed (collector/verify_frames.py, through
+bytes a parse has just decompressed (collector/verify/frames.py, through
 the reader's ``on_frame`` hook):
 
 * the frames the secondary parse reads, by the coordinator as it reads them;
@@ -23,11 +23,11 @@ from typing import TYPE_CHECKING
 
 from aitrail.analyzer.formats.decode import json_loads
 from aitrail.collector import verify as verify_module
-from aitrail.collector import verify_frames
 from aitrail.collector.bundle.reader import BundleReader
 from aitrail.collector.verify import Verification, VerifyReport
-from aitrail.collector.verify_frames import FrameFindings
-from aitrail.collector.verify_structure import Structure
+from aitrail.collector.verify import frames as verify_frames
+from aitrail.collector.verify.frames import FrameFindings
+from aitrail.collector.verify.structure import Structure
 
 if TYPE_CHECKING:
     from aitrail.analyzer.run import AnalyzeOptions

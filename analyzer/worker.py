@@ -25,7 +25,7 @@ from aitrail.analyzer.rows import COLUMNS, UNPAIRED_PREFIXES
 from aitrail.analyzer.runs import ROW_OVERHEAD, Held, Parked, Run
 from aitrail.analyzer.secondary import KeySet, dedup_key
 from aitrail.analyzer.tally import Tally
-from aitrail.collector.verify_frames import FrameFindings
+from aitrail.collector.verify.frames import FrameFindings
 
 RUN_BYTES = 16 * 1024 * 1024  # rendered text a worker holds before it writes a sorted run
 _TEXT = COLUMNS.index("text")
@@ -175,7 +175,7 @@ class Worker:
 
         A batch whose rendered rows stay under ``hold_bytes`` comes back as one
         run in memory; otherwise runs of RUN_BYTES go to files as they fill.
-        ``frames``: offsets of the frames this batch verifies (collector/verify_frames.py),
+        ``frames``: offsets of the frames this batch verifies (collector/verify/frames.py),
         each from its bytes as soon as a parse here decompresses it; a frame
         no parse read is decompressed for its check at the end.
         """

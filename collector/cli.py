@@ -25,9 +25,9 @@ class LazyGroup(click.Group):
     """
 
     lazy = {"collect": ("aitrail.collector.collect_cli", "collect"),
-            "verify": ("aitrail.collector.verify_cli", "verify"),
-            "keygen": ("aitrail.collector.verify_cli", "keygen"),
-            "catalog": ("aitrail.collector.catalog_cli", "catalog_group"),
+            "verify": ("aitrail.collector.verify.cli", "verify"),
+            "keygen": ("aitrail.collector.verify.cli", "keygen"),
+            "catalog": ("aitrail.collector.catalog.cli", "catalog_group"),
             "analyze": ("aitrail.analyzer.cli", "analyze"), "export": ("aitrail.analyzer.outputs_cli", "export"),
             "extract": ("aitrail.analyzer.outputs_cli", "extract"), "report": ("aitrail.analyzer.report_cli", "report")}
     # Short help of the lazy commands, for `aitrail --help` (a test keeps it equal to the command's own).

@@ -20,17 +20,17 @@ import time
 from dataclasses import dataclass, field
 
 from aitrail.collector import catalog as catalog_module
-from aitrail.collector import outcomes as oc
 from aitrail.collector import runinfo
+from aitrail.collector.bundle import records as oc
 from aitrail.collector.bundle.seal import fingerprint, load_private, one_time_key
+from aitrail.collector.bundle.tagfiles import write_metadata_members
 from aitrail.collector.bundle.writer import BundleWriter
-from aitrail.collector.expand import Expander
-from aitrail.collector.metadata import write_metadata_members
-from aitrail.collector.pipeline import capture_all
-from aitrail.collector.plan import Home, Planner, Target
-from aitrail.collector.secret_inodes import SecretInodes
-from aitrail.collector.vetoes import Vetoes, credential_inodes, inode_veto
-from aitrail.collector.walk import Match, Tree
+from aitrail.collector.finding.expand import Expander
+from aitrail.collector.finding.plan import Home, Planner, Target
+from aitrail.collector.finding.secret_inodes import SecretInodes
+from aitrail.collector.finding.vetoes import Vetoes, credential_inodes, inode_veto
+from aitrail.collector.finding.walk import Match, Tree
+from aitrail.collector.reading.pipeline import capture_all
 
 SQLITE_COMPANIONS = ("-journal", "-shm", "-wal")
 

@@ -10,7 +10,7 @@ import click
 
 from aitrail.collector import collect as collect_module
 from aitrail.collector.bundle.seal import SigningKeyError
-from aitrail.collector.catalog_schema import CatalogError
+from aitrail.collector.catalog.schema import CatalogError
 
 _SIZE = re.compile(r"^\s*(\d+)\s*([KMGT]?i?B?)?\s*$", re.IGNORECASE)
 _UNITS = {"": 1, "K": 1024, "M": 1024**2, "G": 1024**3, "T": 1024**4}

@@ -18,8 +18,9 @@ import sys
 import time
 from pathlib import Path
 
-from aitrail.collector import __version__, contain
-from aitrail.collector.plan import Home, unique_labels
+from aitrail.collector import __version__
+from aitrail.collector.finding import contain
+from aitrail.collector.finding.plan import Home, unique_labels
 
 IMAGE_HOME_PARENTS = ("home", "Users")
 

@@ -7,7 +7,7 @@ import re
 import pytest
 
 from aitrail.collector import catalog as catalog_module
-from aitrail.collector.catalog_cli import markdown_table
+from aitrail.collector.catalog.cli import markdown_table
 from tests.conftest import REPO
 
 SEED_SECTIONS = ("## Collection", "## Record schema", "## Joins and timestamps", "## Parser plan",
@@ -45,7 +45,7 @@ def test_every_parser_id_of_the_page_exists():
 
 
 def test_catalog_doc_names_every_schema_key():
-    from aitrail.collector import catalog_schema
+    from aitrail.collector.catalog import schema as catalog_schema
 
     text = (REPO / "docs" / "catalog.md").read_text()
     keys = set(catalog_schema._AGENT_KEYS) | set(catalog_schema._ROOT_KEYS) | set(catalog_schema._STORE_KEYS)

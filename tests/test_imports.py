@@ -65,12 +65,13 @@ def test_the_lazy_short_help_is_the_commands_own():
 def test_verify_loads_neither_the_planner_nor_the_walker():
     probe = "import sys, aitrail.collector.verify; print(' '.join(sorted(sys.modules)))"
     loaded = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout.split()
-    assert not {"aitrail.collector.plan", "aitrail.collector.walk", "aitrail.collector.collect"} & set(loaded)
+    walking = {"aitrail.collector.finding.plan", "aitrail.collector.finding.walk", "aitrail.collector.collect"}
+    assert not walking & set(loaded)
 
 
 ANALYZER_MAY_IMPORT = ("aitrail.collector.catalog", "aitrail.collector.bundle", "aitrail.collector.verify",
-                       "aitrail.collector.verify_frames", "aitrail.collector.verify_structure",
-                       "aitrail.collector.signer_pin")
+                       "aitrail.collector.verify.frames", "aitrail.collector.verify.structure",
+                       "aitrail.collector.verify.signer_pin")
 
 
 def test_the_analyzer_imports_from_the_collector_only_what_adr_0001_lists():

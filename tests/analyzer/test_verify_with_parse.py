@@ -1,7 +1,7 @@
 """analyze verifies each frame once, many of them inside the parsing workers, and finds what verify finds.
 
 The frames that hold members to parse are checked by the batch that parses
-them (collector/verify_frames.py), the others by the coordinator; the
+them (collector/verify/frames.py), the others by the coordinator; the
 report is then completed in frame order. On intact and damaged bundles
 alike, analyze --force must name exactly verify's problems, in verify's
 order, whether it runs one process or a pool.
@@ -18,11 +18,12 @@ import pytest
 from aitrail.analyzer import run as run_module
 from aitrail.analyzer.run import AnalyzeOptions, NotVerified, analyze
 from aitrail.collector import verify as verify_module
-from aitrail.collector import verify_frames, verify_structure
 from aitrail.collector.bundle import layout
 from aitrail.collector.bundle import writer as writer_module
 from aitrail.collector.bundle.reader import BundleReader
+from aitrail.collector.verify import frames as verify_frames
 from aitrail.collector.verify import sha256_of_file, verify
+from aitrail.collector.verify import structure as verify_structure
 from tests.collector.bundle_tools import flip_byte, rewrite, rewrite_json_index
 from tests.conftest import FIXTURES, bundle_records, collect_fixture_home
 

@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from aitrail.collector import catalog as catalog_module
-from aitrail.collector.catalog_schema import CatalogError, parse_agent
+from aitrail.collector.catalog.schema import CatalogError, parse_agent
 from tests.conftest import REPO
 
 AGENTS = (

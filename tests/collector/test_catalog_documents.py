@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from aitrail.collector import catalog as catalog_module
-from aitrail.collector import catalog_documents as documents
-from aitrail.collector.catalog_schema import CatalogError
+from aitrail.collector.catalog import documents
+from aitrail.collector.catalog.schema import CatalogError
 
 
 @pytest.fixture(scope="module")

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from aitrail.collector import capture
 from aitrail.collector.bundle.reader import BundleReader
+from aitrail.collector.reading import capture
 from aitrail.collector.verify import verify
 from tests.conftest import bundle_records, toy_collect, write_tree
 

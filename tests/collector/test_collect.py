@@ -249,7 +249,7 @@ def _payload_frames(bundle: Path) -> tuple[bytes, list[tuple]]:
 @pytest.mark.parametrize("hashed_by_writer", [False, True])
 def test_payload_frames_are_byte_identical_across_runs(cli, tmp_path, monkeypatch, hashed_by_writer):
     """Frame boundaries depend on the members only, never on how the threads were scheduled."""
-    from aitrail.collector import capture
+    from aitrail.collector.reading import capture
 
     if hashed_by_writer:
         monkeypatch.setattr(capture, "HASHED_BY_WRITER", 1)
@@ -447,7 +447,7 @@ def test_link_loops_and_escapes_are_not_followed(cli, tmp_path):
 
 
 def test_progress_goes_to_stderr_at_most_once_a_second(monkeypatch, capsys):
-    from aitrail.collector import pipeline
+    from aitrail.collector.reading import pipeline
 
     clock = iter([0.0, 0.5, 1.2, 1.3, 2.5, 100.0, 200.0])
     monkeypatch.setattr(pipeline.time, "monotonic", lambda: next(clock))

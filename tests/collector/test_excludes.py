@@ -8,7 +8,7 @@ import pathspec
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from aitrail.collector.expand import _ExcludeSpec
+from aitrail.collector.finding.expand import _ExcludeSpec
 from tests.conftest import bundle_records, write_tree
 
 CATALOG = """\

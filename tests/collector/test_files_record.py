@@ -10,14 +10,14 @@ import os
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from aitrail.collector import outcomes as oc
 from aitrail.collector.bundle import layout
+from aitrail.collector.bundle import records as oc
 from aitrail.collector.bundle.layout import IndexEntry
+from aitrail.collector.bundle.tagfiles import files_jsonl
 from aitrail.collector.bundle.writer import index_json
-from aitrail.collector.catalog_schema import Store
-from aitrail.collector.fsmeta import Meta
-from aitrail.collector.metadata import files_jsonl
-from aitrail.collector.plan import Location, Target
+from aitrail.collector.catalog.schema import Store
+from aitrail.collector.finding.plan import Location, Target
+from aitrail.collector.fs.meta import Meta
 
 # Text with what JSON must escape: quotes, backslashes, control characters, non-ASCII.
 TEXT = st.text(alphabet=st.sampled_from(['a', 'Z', '/', '"', '\\', '\n', '\t', '\x00', '\x1f', '\x7f', 'é', '日',

@@ -7,8 +7,8 @@ import os
 
 import pytest
 
-from aitrail.collector import fsmeta
-from aitrail.collector.fsmeta import Meta, lstat_at, meta_of_stat, quick_lstat_at
+from aitrail.collector.fs import meta as fsmeta
+from aitrail.collector.fs.meta import Meta, lstat_at, meta_of_stat, quick_lstat_at
 
 needs_statx = pytest.mark.skipif(fsmeta._STATX is None, reason="statx(2) is Linux only")
 

@@ -14,7 +14,7 @@ from aitrail.collector.bundle.layout import (
     payload_name,
     unescape_component,
 )
-from aitrail.collector.globs import GlobError, expand_braces, match_path, validate_glob
+from aitrail.collector.catalog.globs import GlobError, expand_braces, match_path, validate_glob
 
 
 @pytest.mark.parametrize(

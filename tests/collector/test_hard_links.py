@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 
 from aitrail.collector import collect as collect_module
-from aitrail.collector import secret_inodes
+from aitrail.collector.finding import secret_inodes
 from tests.conftest import all_decompressed, bundle_records, write_tree
 
 SSH_KEY = b"-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA-hard-link-test\n"

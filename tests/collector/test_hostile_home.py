@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from aitrail.collector import capture as capture_module
 from aitrail.collector import collect as collect_module
+from aitrail.collector.reading import capture as capture_module
 from aitrail.collector.verify import verify
 from tests.conftest import (
     TOY_CATALOG,
@@ -440,7 +440,7 @@ def test_an_interrupted_run_removes_its_partial_file(tmp_path, signum):
 
 
 def test_each_settings_file_is_read_once_however_many_keys_and_passes_ask(cli, tmp_path, monkeypatch):
-    from aitrail.collector import plan
+    from aitrail.collector.finding import plan
 
     reads: list[str] = []
     real = plan.read_settings_file

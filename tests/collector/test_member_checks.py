@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from aitrail.collector.bundle.metadata import stat_problem
 from aitrail.collector.bundle.reader import _is_sha256
-from aitrail.collector.verify_structure import parse_manifest_line
+from aitrail.collector.verify.structure import parse_manifest_line
 
 HEX = "0123456789abcdef"
 # near misses matter most: hex-like texts of about the right length, with the odd foreign character

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from aitrail.collector import capture as capture_module
+from aitrail.collector.reading import capture as capture_module
 from tests.conftest import bundle_records
 
 MIB = 1024 * 1024

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from aitrail.collector.globs import path_regex
-from aitrail.collector.vetoes import NeverGlobs
+from aitrail.collector.catalog.globs import path_regex
+from aitrail.collector.finding.vetoes import NeverGlobs
 
 # Names that fold onto each other under re.IGNORECASE, ASCII or not: Kelvin sign and k,
 # long s and s, dotless i and i, capital I with dot and i, sharp s.

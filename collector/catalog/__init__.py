@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from aitrail.collector import catalog_documents as documents
-from aitrail.collector.catalog_schema import AgentCatalog, CatalogError, Store, parse_agent
+from aitrail.collector.catalog import documents
+from aitrail.collector.catalog.schema import AgentCatalog, CatalogError, Store, parse_agent
 
 
 @dataclass(frozen=True)

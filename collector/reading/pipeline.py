@@ -14,13 +14,13 @@ import sys
 import time
 from dataclasses import dataclass
 
-from aitrail.collector import outcomes as oc
 from aitrail.collector.bundle import layout
+from aitrail.collector.bundle import records as oc
 from aitrail.collector.bundle.layout import IndexEntry
 from aitrail.collector.bundle.writer import BundleWriter
-from aitrail.collector.capture import Capture, Capturer
-from aitrail.collector.secret_inodes import SecretInodes
-from aitrail.collector.walk import Tree
+from aitrail.collector.finding.secret_inodes import SecretInodes
+from aitrail.collector.finding.walk import Tree
+from aitrail.collector.reading.capture import Capture, Capturer
 
 
 class Progress:

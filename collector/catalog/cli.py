@@ -7,8 +7,8 @@ from pathlib import Path
 import click
 
 from aitrail.collector import catalog as catalog_module
-from aitrail.collector.catalog_schema import CatalogError
-from aitrail.collector.globs import expand_braces
+from aitrail.collector.catalog.globs import expand_braces
+from aitrail.collector.catalog.schema import CatalogError
 
 
 def _load_or_exit(directory: Path | None) -> catalog_module.Catalog:

@@ -33,10 +33,10 @@ from typing import IO
 
 from aitrail.collector.bundle.layout import IndexEntry
 from aitrail.collector.bundle.writer import BundleWriter, HeaderFields
-from aitrail.collector.fsmeta import Meta, fstat_meta, lstat_at, meta_of_stat
-from aitrail.collector.secret_inodes import SecretInodes
-from aitrail.collector.vetoes import inode_veto
-from aitrail.collector.walk import Tree
+from aitrail.collector.finding.secret_inodes import SecretInodes
+from aitrail.collector.finding.vetoes import inode_veto
+from aitrail.collector.finding.walk import Tree
+from aitrail.collector.fs.meta import Meta, fstat_meta, lstat_at, meta_of_stat
 
 O_NOATIME = getattr(os, "O_NOATIME", 0)
 _OPEN_FLAGS = (

@@ -28,8 +28,8 @@ from aitrail.collector.bundle.vocabulary import (  # noqa: F401 - the vocabulary
     TOO_LARGE,
     VANISHED,
 )
-from aitrail.collector.fsmeta import Meta, fsencode
-from aitrail.collector.plan import Target
+from aitrail.collector.finding.plan import Target
+from aitrail.collector.fs.meta import Meta, fsencode
 
 
 def raw_text(raw: bytes) -> str:

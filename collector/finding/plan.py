@@ -15,11 +15,11 @@ import os
 import re
 from dataclasses import dataclass, field
 
-from aitrail.collector import contain
 from aitrail.collector.catalog import Catalog
-from aitrail.collector.catalog_schema import AgentCatalog, Root, Store
-from aitrail.collector.globs import expand_braces, split_segments
-from aitrail.collector.settings import read_settings_file, setting_value
+from aitrail.collector.catalog.globs import expand_braces, split_segments
+from aitrail.collector.catalog.schema import AgentCatalog, Root, Store
+from aitrail.collector.finding import contain
+from aitrail.collector.finding.settings import read_settings_file, setting_value
 
 _LABEL_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 

@@ -13,9 +13,9 @@ import json
 import os
 import time
 
-from aitrail.collector import outcomes as oc
 from aitrail.collector import runinfo
 from aitrail.collector.bundle import layout
+from aitrail.collector.bundle import records as oc
 from aitrail.collector.bundle.seal import fingerprint, public_pem, sign
 from aitrail.collector.bundle.writer import BundleWriter, TarMeta
 

@@ -2,7 +2,7 @@
 
 Checks, in order: the sidecar ``<bundle>.sha256`` (when present); the index
 trailer and index digest; that the frames tile the file; the structure
-(verify_structure.py: metadata limits, tag manifest, collection.json schema,
+(verify/structure.py: metadata limits, tag manifest, collection.json schema,
 signature policy); every member frame
 (zstd checksum, tar header against the index, data digest, zero padding);
 the tar end; the payload manifest against every payload member;
@@ -28,8 +28,8 @@ from aitrail.collector.bundle import vocabulary as oc
 from aitrail.collector.bundle.metadata import COUNT_KEYS, iter_lines, iter_records, link_target
 from aitrail.collector.bundle.reader import BundleFormatError, BundleReader, Member
 from aitrail.collector.bundle.tarheader import ns_text
-from aitrail.collector.verify_frames import FrameFindings, check_frame_of, tarfile_header
-from aitrail.collector.verify_structure import (
+from aitrail.collector.verify.frames import FrameFindings, check_frame_of, tarfile_header
+from aitrail.collector.verify.structure import (
     REQUIRED_TAG_FILES,
     SignaturePolicy,
     Structure,

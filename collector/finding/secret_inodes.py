@@ -30,9 +30,9 @@ import stat as stat_module
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from aitrail.collector.globs import split_segments
-from aitrail.collector.plan import Location, Target
-from aitrail.collector.walk import Tree
+from aitrail.collector.catalog.globs import split_segments
+from aitrail.collector.finding.plan import Location, Target
+from aitrail.collector.finding.walk import Tree
 
 MAX_ENTRIES = 200_000  # directory entries listed under the secret trees, all roots together
 # Below the system root (``/`` live, the image root under --root): files no agent writes and no

@@ -20,11 +20,11 @@ from __future__ import annotations
 
 import re
 
-from aitrail.collector.fsmeta import Meta
-from aitrail.collector.globs import is_literal, path_regex, split_segments
-from aitrail.collector.plan import Target
-from aitrail.collector.secret_inodes import SecretInodes, secret_roots
-from aitrail.collector.walk import Match, Tree
+from aitrail.collector.catalog.globs import is_literal, path_regex, split_segments
+from aitrail.collector.finding.plan import Target
+from aitrail.collector.finding.secret_inodes import SecretInodes, secret_roots
+from aitrail.collector.finding.walk import Match, Tree
+from aitrail.collector.fs.meta import Meta
 
 # Location-relative globs below every home (docs/catalog.md, "Never collected").
 HOME_SECRETS = (

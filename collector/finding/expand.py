@@ -23,9 +23,9 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import pathspec
 
-from aitrail.collector.globs import is_literal, segment_regex
-from aitrail.collector.plan import Target
-from aitrail.collector.walk import Match, Tree
+from aitrail.collector.catalog.globs import is_literal, segment_regex
+from aitrail.collector.finding.plan import Target
+from aitrail.collector.finding.walk import Match, Tree
 
 # Listing kinds (Tree.listdir) that _visit drops at once: those that cannot be a
 # directory on the way to a match (_visit_directory), and a directory where the

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from aitrail.collector.globs import GlobError, validate_glob
+from aitrail.collector.catalog.globs import GlobError, validate_glob
 
 SCHEMA_VERSION = 1
 

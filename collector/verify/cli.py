@@ -8,13 +8,13 @@ import sys
 import click
 
 from aitrail.collector.bundle import seal
-from aitrail.collector.signer_pin import (
+from aitrail.collector.verify import verify as verify_bundle
+from aitrail.collector.verify.signer_pin import (
     PUBLIC_KEY_HELP,
     REQUIRE_SIGNATURE_HELP,
     SignerPin,
     check_signature_options,
 )
-from aitrail.collector.verify import verify as verify_bundle
 
 
 @click.command("verify")

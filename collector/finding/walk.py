@@ -16,8 +16,8 @@ import os
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
-from aitrail.collector.fsmeta import Meta, fsencode, lstat_at, quick_lstat_at
-from aitrail.collector.plan import Location, Target
+from aitrail.collector.finding.plan import Location, Target
+from aitrail.collector.fs.meta import Meta, fsencode, lstat_at, quick_lstat_at
 
 O_NOATIME = getattr(os, "O_NOATIME", 0)
 MAX_LINK_HOPS = 40
