@@ -9,7 +9,8 @@ result is the next user message, whose first text block is
 ``[<tool> for '<arg>'] Result:`` followed by the output; denials and approvals
 with a note are fixed texts in that result. Many user-role messages are not
 typed by the user (tool results, environment details, resumption and error
-notices): ``classify_user_block`` keeps them out of ``user`` rows.
+notices): ``classify_user_block`` keeps them out of ``user`` rows (the reading
+of user-role messages is formats/cline_results.py).
 
 ``read_task_file`` walks one task file into rows for any fork, given its
 ``TaskFlavour`` (tool names, and how a task's session and project are found).
@@ -19,6 +20,13 @@ with the same id (their content the same ``[tool …] Result:`` header and outpu
 a typed note after an answer is a ``The user provided the following feedback:``
 block. ``TaskFlavour`` options say whether ``modelInfo`` gives model rows, what
 time an untimed message takes and what ui_messages.json gives beside the API history.
+
+What the walk holds over one file: the decoded document (within MAX_DOCUMENT_BYTES and
+MAX_DECODE_COST), the open tool calls and call ids (a BoundedLedger: at most
+MAX_CALL_IDS, formats/call_budget.py), the model in use and the untimed columns. Rows
+are written as they are read: assistant text is split one segment at a time and a
+user message's rows are not held back (formats/cline_results.py); beside
+ui_messages.json the API rows are streamed, never collected (formats/cline_ui.py).
 
 References: cline/cline@v3.34.0 src/core/task/tools/utils/ToolResultUtils.ts:26-45;
 cline/cline@e1bdeef apps/vscode/src/core/task/tools/utils/ToolResultUtils.ts:17-111,
@@ -34,7 +42,7 @@ from __future__ import annotations
 import bisect
 import json
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Protocol
@@ -42,23 +50,12 @@ from typing import Protocol
 from aitrail.analyzer.bundle import MemberUnreadable, Source
 from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.formats import cline_ui
-from aitrail.analyzer.formats.calls import CallLedger
+from aitrail.analyzer.formats.call_budget import BoundedLedger
+from aitrail.analyzer.formats.cline_results import block_text, user_rows
 from aitrail.analyzer.formats.cline_ui import ui_tool_name  # noqa: F401 (kept importable from here)
-from aitrail.analyzer.formats.text import bad_record, image_placeholder, is_image_block, json_document
+from aitrail.analyzer.formats.text import bad_record, json_document
 from aitrail.analyzer.rows import Draft, ns_from_ms
 
-RESULT_HEADER = re.compile(r"^\[(?P<tool>[a-z_]+)(?P<args>.*?)\] Result:[ \t]*(?:\n(?P<rest>.*))?$", re.DOTALL)
-NOT_EXECUTED = re.compile(r"^Tool \[(?P<tool>[a-z_]+)\] was not executed because")
-REJECTED_EARLIER = re.compile(r"^(Skipping tool|Tool) \[?(?P<tool>[a-z_]+).*?(due to user rejecting a previous tool)",
-                              re.DOTALL)
-PERMISSION_TEXTS = (
-    ("The user denied this operation and provided the following feedback:", "denied with feedback"),
-    ("The user approved this operation and provided the following context:", "approved with feedback"),
-    ("The user denied this operation.", "denied"),
-)
-SYSTEM_PREFIXES = ("<environment_details>", "[TASK RESUMPTION]", "[ERROR]", "[new_task completed]")
-FEEDBACK = "The user provided the following feedback:"  # then a <feedback> block (a typed note after an answer)
-_TASK = re.compile(r"^\s*<task>\n?(?P<task>.*?)\n?</task>\s*$", re.DOTALL)
 _THINKING = "thinking"
 
 
@@ -77,111 +74,37 @@ def _opening_tags(tool_names: tuple[str, ...]) -> re.Pattern[str]:
     return re.compile("<(" + "|".join(re.escape(name) for name in (_THINKING, *tool_names)) + ")>")
 
 
-def split_assistant_text(text: str, tool_names: tuple[str, ...]) -> list[Segment]:
-    """Split assistant text into prose, <thinking> blocks and XML tool calls, in order.
+def split_assistant_text(text: str, tool_names: tuple[str, ...]) -> Iterator[Segment]:
+    """Prose, <thinking> blocks and XML tool calls of assistant text, in order, one at a time.
 
     A tag without its closing tag (a reply cut off mid-call) runs to the end of
-    the text and is marked incomplete.
+    the text and is marked incomplete. A generator: one 60 MiB text block can
+    hold millions of tags, and a list of them all took gigabytes.
     """
-    segments: list[Segment] = []
     opening = _opening_tags(tool_names)
     position = 0
     while position < len(text):
         found = opening.search(text, position)
         if found is None:
-            _add_text(segments, text[position:])
+            yield from _text_segment(text[position:])
             break
         start, tag = found.start(), found.group(1)
-        _add_text(segments, text[position:start])
+        yield from _text_segment(text[position:start])
         closing = f"</{tag}>"
-        end = text.find(closing, found.end())
+        end = text.find(closing, found.end())  # from the opening on: each part of the text is searched once
         complete = end >= 0
         stop = end + len(closing) if complete else len(text)
         if tag == _THINKING:
             inner = text[found.end(): end if complete else stop]
-            segments.append(Segment("thinking", inner.strip("\n"), complete=complete))
+            yield Segment("thinking", inner.strip("\n"), complete=complete)
         else:
-            segments.append(Segment("tool", text[start:stop], tool_name=tag, complete=complete))
+            yield Segment("tool", text[start:stop], tool_name=tag, complete=complete)
         position = stop
-    return segments
 
 
-def _add_text(segments: list[Segment], text: str) -> None:
+def _text_segment(text: str) -> Iterator[Segment]:
     if text.strip():
-        segments.append(Segment("text", text.strip("\n")))
-
-
-@dataclass
-class UserBlock:
-    """How one text block of a user-role message is to be read."""
-
-    kind: str  # result | not_executed | rejected_earlier | feedback | system | task | user
-    text: str
-    tool_name: str = ""
-
-
-def classify_user_block(text: str) -> UserBlock:
-    """What one user-role text block is: a tool result, a denial notice, a system notice, the task or typed text."""
-    header = RESULT_HEADER.match(text)
-    if header:
-        return UserBlock("result", (header.group("rest") or "").strip("\n"), header.group("tool"))
-    for pattern, kind in ((NOT_EXECUTED, "not_executed"), (REJECTED_EARLIER, "rejected_earlier")):
-        match = pattern.match(text)
-        if match:
-            return UserBlock(kind, text, match.group("tool"))
-    feedback = feedback_note(text)
-    if feedback is not None:
-        return UserBlock("feedback", feedback)
-    if text.lstrip().startswith(SYSTEM_PREFIXES):
-        return UserBlock("system", text)
-    task = _TASK.match(text)
-    if task:
-        return UserBlock("task", task.group("task"))
-    return UserBlock("user", text)
-
-
-def feedback_note(text: str) -> str | None:
-    r"""The note of a ``The user provided the following feedback:\n<feedback>…</feedback>`` block, else None."""
-    stripped = text.strip()
-    if not stripped.startswith(FEEDBACK):
-        return None
-    body = stripped[len(FEEDBACK):].strip()
-    if body.startswith("<feedback>") and body.endswith("</feedback>"):
-        body = body[len("<feedback>"):-len("</feedback>")]
-    return body.strip("\n")
-
-
-def permission_decision(text: str) -> str | None:
-    """``denied``, ``denied with feedback`` or ``approved with feedback`` from a result's text."""
-    stripped = text.lstrip()
-    for prefix, decision in PERMISSION_TEXTS:
-        if stripped.startswith(prefix):
-            return decision
-    return None
-
-
-def block_text(block) -> str:
-    """One API content block as text (images as ``[image <type>, N bytes]``, unknown blocks as JSON)."""
-    if isinstance(block, str):
-        return block
-    if isinstance(block, dict):
-        if block.get("type") == "text":
-            return str(block.get("text", ""))
-        if is_image_block(block):
-            return image_placeholder(block)
-    return json.dumps(block, sort_keys=True)
-
-
-def attachment_text(block: dict) -> str:
-    """``attachment: <path> (N chars)`` and the file's text: an SDK ``file`` block the user's message carries.
-
-    The SDK attaches each @-mentioned (or explicitly added) file to the prompt as its own
-    block; its content is the file's, not the user's typing.
-    """
-    path, content = block.get("path"), block.get("content")
-    content = content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
-    name = path if isinstance(path, str) and path else "(no path)"
-    return f"attachment: {name} ({len(content)} chars)\n{content}"
+        yield Segment("text", text.strip("\n"))
 
 
 def number(value) -> str:
@@ -270,9 +193,9 @@ def read_task_file(ctx: ParseContext, flavour: TaskFlavour) -> Iterator[Draft]:
         if api is None or flavour.ui_beside_api == "transcript":
             yield from read_ui_messages(ctx, flavour)
         elif flavour.ui_beside_api == "unique":
-            yield from read_ui_messages(ctx, flavour, beside=_api_row_keys(ctx, api, flavour))
+            yield from read_ui_messages(ctx, flavour, beside=lambda: _api_rows(ctx, api, flavour))
         elif cline_ui.holds_partial(ctx.data):  # a cut stream's reply is in no API message
-            yield from read_ui_messages(ctx, flavour, beside=_api_row_keys(ctx, api, flavour), partial_only=True)
+            yield from read_ui_messages(ctx, flavour, beside=lambda: _api_rows(ctx, api, flavour), partial_only=True)
 
 
 def read_api_history(ctx: ParseContext, flavour: TaskFlavour) -> Iterator[Draft]:
@@ -311,6 +234,7 @@ def api_rows(messages: list, flavour: TaskFlavour, base: dict, untimed: dict,
     if reader is not None:
         yield from reader.finish()
     yield from walk.calls.orphans()
+    yield from walk.calls.over_limit_rows()
 
 
 class _ApiWalk:
@@ -318,7 +242,7 @@ class _ApiWalk:
 
     def __init__(self, flavour: TaskFlavour, base: dict, untimed: dict, reader: MessageReader | None = None):
         self.flavour, self.base, self.untimed, self.reader = flavour, base, untimed, reader
-        self.calls = CallLedger()  # native ids, or (XML) the message index joined by tool name
+        self.calls = BoundedLedger()  # native ids, or (XML) the message index joined by tool name
         self.model = ""
 
     def message(self, index: int, message, locator: str) -> Iterator[Draft]:
@@ -347,7 +271,7 @@ class _ApiWalk:
                 moment = {**moment, "model": self.model}
             yield from _assistant(blocks, index, locator, moment, self.calls, self.flavour.tool_names)
         else:
-            yield from _user(blocks, locator, moment, self.calls)
+            yield from user_rows(blocks, locator, moment, self.calls)
             yield from self.calls.orphans()  # the next user message answers the calls before it, or none does
 
     def _model(self, message: dict, locator: str, moment: dict) -> Iterator[Draft]:
@@ -359,7 +283,7 @@ class _ApiWalk:
             self.model = model
 
 
-def _assistant(blocks: list, index: int, locator: str, moment: dict, calls: CallLedger,
+def _assistant(blocks: list, index: int, locator: str, moment: dict, calls: BoundedLedger,
                tool_names: tuple[str, ...]) -> Iterator[Draft]:
     for position, block in enumerate(blocks):
         where = f"{locator}/content/{position}"
@@ -379,7 +303,7 @@ def _assistant(blocks: list, index: int, locator: str, moment: dict, calls: Call
             elif segment.kind == "thinking":
                 yield Draft("thinking", segment.text, where, **moment)
             else:
-                call_id = str(index) if not calls.open else f"{index}.{len(calls.open) + 1}"
+                call_id = str(index) if not calls.open_count else f"{index}.{calls.open_count + 1}"
                 call = Draft("tool_use", segment.text, where, tool_name=segment.tool_name, tool_use_id=call_id,
                              **moment)
                 calls.called(call)
@@ -393,137 +317,22 @@ def _native_call(block: dict, where: str, moment: dict) -> Draft:
                  tool_use_id=call_id, **moment)
 
 
-@dataclass
-class _Result:
-    """A tool result of one user message: its call, tool, texts and where it was found."""
-
-    tool: str
-    call: Draft | None
-    call_id: str
-    where: str
-    texts: list[str]
-
-
-def _user(blocks: list, locator: str, moment: dict, calls: CallLedger) -> Iterator[Draft]:
-    """A user message's rows, written once the message is read (a later note changes a decision)."""
-    rows: list[Draft] = []
-    pending: _Result | None = None  # an XML-era result being assembled from consecutive blocks
-    last: list = []  # [result, index of its decision row or None] of the last finished result
-    for position, block in enumerate(blocks):
-        where = f"{locator}/content/{position}"
-        if isinstance(block, dict) and block.get("type") == "tool_result":
-            if pending is not None:
-                last = _finish_result(pending, rows, moment)
-                pending = None
-            last = _finish_result(_native_result(block, where, calls, last), rows, moment)
-            continue
-        if isinstance(block, dict) and block.get("type") == "file":  # SDK: a mentioned file, not typed text
-            if pending is not None:
-                last, pending = _finish_result(pending, rows, moment), None
-            rows.append(Draft("system", attachment_text(block), where, **moment))
-            continue
-        text = block_text(block)
-        kind = classify_user_block(text) if isinstance(block, (str, dict)) and text else None
-        if kind is None:
-            continue
-        if pending is not None and kind.kind == "user":
-            pending.texts.append(kind.text)
-            continue
-        if pending is not None:
-            last = _finish_result(pending, rows, moment)
-            pending = None
-        if kind.kind == "result":
-            pending = _xml_result(kind, where, calls, last)
-        elif kind.kind in ("not_executed", "rejected_earlier"):
-            call = calls.take_named(kind.tool_name)
-            rows.append(Draft("tool_result", kind.text, where, tool_name=kind.tool_name,
-                              tool_use_id=call.tool_use_id if call else "", **moment))
-        elif kind.kind == "feedback":
-            _note_feedback(last, rows, moment)
-            rows.append(Draft("user", kind.text, where, **moment))  # typed by the user after an answer
-        elif kind.kind == "system":
-            rows.append(Draft("system", kind.text, where, **moment))
-        else:  # task or user: typed by the user
-            rows.append(Draft("user", kind.text, where, **moment))
-    if pending is not None:
-        _finish_result(pending, rows, moment)
-    yield from rows
-
-
-def _approval_follow_up(last: list, tool: str) -> Draft | None:
-    """The call whose approval-with-a-note result came just before: a second result block is its output."""
-    if last and last[0].tool == tool and last[0].call is not None and last[1] is not None and \
-            last[0].texts and permission_decision(last[0].texts[0]) == "approved with feedback":
-        return last[0].call
-    return None
-
-
-def _xml_result(kind: UserBlock, where: str, calls: CallLedger, last: list) -> _Result:
-    # the output block after an approval with a note has the same header: it answers that call, not an open one
-    call = _approval_follow_up(last, kind.tool_name) or calls.take_named(kind.tool_name)
-    return _Result(kind.tool_name, call, call.tool_use_id if call else "", where, [kind.text] if kind.text else [])
-
-
-def _native_result(block: dict, where: str, calls: CallLedger, last: list) -> _Result:
-    call_id = block.get("tool_use_id") if isinstance(block.get("tool_use_id"), str) else ""
-    content = block.get("content")
-    parts = content if isinstance(content, list) else [content if content is not None else ""]
-    text = "\n".join(block_text(part) for part in parts)
-    header = RESULT_HEADER.match(text)
-    name = header.group("tool") if header else ""
-    output = (header.group("rest") or "").strip("\n") if header else text
-    call = calls.take(call_id) if call_id else None
-    if call is None and call_id and calls.was_called(call_id):  # a second result block for an answered call
-        call = _approval_follow_up(last, calls.called_name(call_id))
-    return _Result(call.tool_name if call else (calls.called_name(call_id) or name), call, call_id, where,
-                   [output] if output else [])
-
-
-def _finish_result(result: _Result, rows: list[Draft], moment: dict) -> list:
-    output = "\n".join(result.texts)
-    rows.append(Draft("tool_result", output, result.where, tool_name=result.tool, tool_use_id=result.call_id,
-                      **moment))
-    if result.call is None:
-        rows.append(Draft("system", f"parser: tool result for {result.tool or 'a tool'} with no tool call before it",
-                          result.where, **moment))
-    decision = permission_decision(result.texts[0]) if result.texts else None
-    if not decision:
-        return [result, None]
-    rows.append(_decision_row(decision, result, moment))
-    return [result, len(rows) - 1]
-
-
-def _decision_row(decision: str, result: _Result, moment: dict) -> Draft:
-    return Draft("system", f"permission decision: {decision}", result.where, tool_name=result.tool,
-                 tool_use_id=result.call_id, **moment)
-
-
-def _note_feedback(last: list, rows: list[Draft], moment: dict) -> None:
-    """A typed note after a result: a plain denial becomes ``denied with feedback``, an approval gets its row."""
-    if not last or last[0].call is None:
-        return
-    result, decision_at = last
-    if decision_at is None:
-        rows.append(_decision_row("approved with feedback", result, moment))
-        last[1] = len(rows) - 1
-    elif rows[decision_at].text == "permission decision: denied":
-        rows[decision_at] = _decision_row("denied with feedback", result, moment)
-
-
-def read_ui_messages(ctx: ParseContext, flavour: TaskFlavour, beside: frozenset | None = None,
+def read_ui_messages(ctx: ParseContext, flavour: TaskFlavour, beside: Callable[[], Iterable[Draft]] | None = None,
                      partial_only: bool = False) -> Iterator[Draft]:
-    """ui_messages.json in the flavour's columns (formats/cline_ui.py): the transcript, or what the API lacks."""
+    """ui_messages.json in the flavour's columns (formats/cline_ui.py): the transcript, or what the API lacks.
+
+    ``beside`` gives the rows of the task's API history (read once, as the ui file asks).
+    """
     yield from cline_ui.read_ui_messages(ctx, flavour.columns(ctx), beside, partial_only)
 
 
-def _api_row_keys(ctx: ParseContext, api: Source, flavour: TaskFlavour) -> frozenset:
-    """The row keys of the task's API history (empty when it cannot be read)."""
+def _api_rows(ctx: ParseContext, api: Source, flavour: TaskFlavour) -> Iterator[Draft]:
+    """The rows of the task's API history without columns (none when it cannot be read), streamed."""
     keys_only = replace(flavour, columns=lambda _ctx: {}, untimed=None)  # a row key has no columns: no joins
     try:
-        rows = read_api_history(ParseContext(ctx.bundle, api, {}), keys_only)
-        return frozenset(cline_ui.row_key(row) for row in rows)
+        yield from read_api_history(ParseContext(ctx.bundle, api, {}), keys_only)
     except MemberUnreadable:
-        return frozenset()
+        return
 
 
 # -- the API history beside a ui_messages.json transcript -------------------------------------------

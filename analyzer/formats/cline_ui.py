@@ -28,11 +28,11 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from aitrail.analyzer.bundle import MemberUnreadable
 from aitrail.analyzer.context import ParseContext
-from aitrail.analyzer.formats.calls import CallLedger
+from aitrail.analyzer.formats.call_budget import BoundedLedger
 from aitrail.analyzer.formats.decode import decode_json
 from aitrail.analyzer.formats.text import bad_record, json_document
 from aitrail.analyzer.rows import Draft, ns_from_ms
@@ -45,6 +45,8 @@ UI_CALL_EVENTS = ("tool", "command", "use_mcp_server", "browser_action_launch", 
                   "mcp_server_request_started", "mcp_server_response", "browser_action_result")
 PARTIAL = "partial: "  # first on every row of an event the file still marks partial (a cut stream)
 _PARTIAL_FLAG = re.compile(rb'"partial"\s*:\s*true')
+_SPACE = re.compile(r"\s")  # what str.split() splits at (both are Py_UNICODE_ISSPACE)
+COLLAPSE_CHUNK = 1 << 16  # a piece's words cost about 20 times its characters while it is split
 
 
 def ui_tool_name(ask: str, text: str) -> str:
@@ -57,15 +59,15 @@ def ui_tool_name(ask: str, text: str) -> str:
     return {"command": "execute_command", "use_mcp_server": "use_mcp_tool"}.get(ask, ask)
 
 
-def read_ui_messages(ctx: ParseContext, base: dict, beside: frozenset | None = None,
+def read_ui_messages(ctx: ParseContext, base: dict, beside: Callable[[], Iterable[Draft]] | None = None,
                      partial_only: bool = False) -> Iterator[Draft]:
     """ui_messages.json: the transcript as the user saw it, or (``beside``) what the API history lacks.
 
     ``say task`` (or the first ``say text``) is the prompt, later ``say text`` a reply; an
     ``ask`` for a tool is a call whose id is its ``ts``, answered by the next output event
-    (the last open ask). ``beside`` holds the row keys of the task's API history: tool
-    events and rows equal to one of its rows are then left out, except that an event the
-    file still marks partial (a cut stream, which no API message holds) is kept, tool asks
+    (the last open ask). ``beside`` gives the rows of the task's API history: tool events
+    and rows equal to one of its rows are then left out, except that an event the file
+    still marks partial (a cut stream, which no API message holds) is kept, tool asks
     included. ``partial_only``: only those events (a fork whose ui file adds nothing else).
     Every row of a partial event starts ``partial: `` (PARTIAL).
     """
@@ -74,29 +76,60 @@ def read_ui_messages(ctx: ParseContext, base: dict, beside: frozenset | None = N
         yield problem
         return
     superseded = _superseded_partials(events)
-    seen_prompt, asks = False, CallLedger()  # ask ids are timestamps, not unique: joined by event
+    repeated = _repeated_keys(events, base, superseded, beside, partial_only) if beside is not None else frozenset()
+    asks = BoundedLedger()  # ask ids are timestamps, not unique: joined by event
+    for row, partial in _event_rows(events, base, superseded, beside is not None, partial_only, asks):
+        if partial is None:  # a record that is no event
+            yield row
+            continue
+        if beside is not None and row_key(row) in repeated:
+            continue  # the API history holds the same text
+        if row.turn_type == "tool_use":
+            asks.called(row, key=row.locator)
+        if partial:
+            row.text = PARTIAL + row.text
+        yield row
+    yield from asks.orphans()  # ui_messages.json keeps no output for file tools
+    yield from asks.over_limit_rows()
+
+
+def _event_rows(events: list, base: dict, superseded: set, beside: bool, partial_only: bool,
+                asks: BoundedLedger) -> Iterator[tuple[Draft, bool | None]]:
+    """(row, partial) of each event to read, unmarked and before the comparison with the API history.
+
+    A record that is no event gives its ``parser:`` row with None for ``partial``.
+    """
+    seen_prompt = False
     for index, event in enumerate(events):
         locator = f"json:/{index}"
         if not isinstance(event, dict) or event.get("type") not in ("ask", "say"):
-            yield bad_record(locator, "not an ask or say event", json.dumps(event)[:2000])
+            yield bad_record(locator, "not an ask or say event", json.dumps(event)[:2000]), None
             continue
         kind = event.get(event["type"]) or ""
         partial = is_partial(event)
         if (partial and _identity(event, kind) in superseded) or (partial_only and not partial):
             continue
-        if beside is not None and kind in UI_CALL_EVENTS and not partial:
+        if beside and kind in UI_CALL_EVENTS and not partial:
             continue
         moment = {"timestamp_ns": ns_from_ms(event.get("ts")), "timestamp_source": "record", **base}
-        row = _ui_row(event, kind, locator, moment, seen_prompt, asks, beside is not None, partial)
+        row = _ui_row(event, kind, locator, moment, seen_prompt, asks, beside, partial)
         seen_prompt = seen_prompt or row.turn_type == "user"
-        if beside is not None and row_key(row) in beside:
-            continue  # the API history holds the same text
-        if row.turn_type == "tool_use":
-            asks.called(row, key=locator)
-        if partial:
-            row.text = PARTIAL + row.text
-        yield row
-    yield from asks.orphans()  # ui_messages.json keeps no output for file tools
+        yield row, partial
+
+
+def _repeated_keys(events: list, base: dict, superseded: set, api_rows: Callable[[], Iterable[Draft]],
+                   partial_only: bool) -> frozenset:
+    """The row keys this file's rows share with a row of the API history.
+
+    The keys of this file's rows are collected first (one per event: the document bounds
+    them), then the API rows are streamed past them: the API history's own rows are never
+    held (one assistant text can be millions of XML calls, each a row).
+    """
+    wanted = {row_key(row) for row, partial in _event_rows(events, base, superseded, True, partial_only,
+                                                           BoundedLedger()) if partial is not None}
+    if not wanted:
+        return frozenset()
+    return frozenset(key for key in map(row_key, api_rows()) if key in wanted)
 
 
 def is_partial(event: dict) -> bool:
@@ -117,16 +150,25 @@ def _identity(event: dict, kind: object) -> tuple:
 
 
 def _superseded_partials(events: list) -> set:
-    """The (ts, type, kind) of the complete events: a partial event with the same is an older copy of it.
+    """The (ts, type, kind) of partial events that a complete event also has: older copies of it.
 
     Cline and Roo rewrite a message in place, so a file holds one of the two; a file that
-    holds both (a copy, a merge) has the complete one stand for the message.
+    holds both (a copy, a merge) has the complete one stand for the message. Only the
+    partial events' identities are held (none in most files), at most one small tuple an event.
     """
-    return {_identity(event, event.get(event["type"]) or "") for event in events
-            if isinstance(event, dict) and event.get("type") in ("ask", "say") and not is_partial(event)}
+    partials = {_identity(event, event.get(event["type"]) or "") for event in _events(events) if is_partial(event)}
+    if not partials:
+        return set()
+    return {identity for event in _events(events) if not is_partial(event)
+            if (identity := _identity(event, event.get(event["type"]) or "")) in partials}
 
 
-def _ui_row(event: dict, kind: str, locator: str, moment: dict, seen_prompt: bool, asks: CallLedger,
+def _events(events: list) -> Iterator[dict]:
+    """The entries that are ask or say events."""
+    return (event for event in events if isinstance(event, dict) and event.get("type") in ("ask", "say"))
+
+
+def _ui_row(event: dict, kind: str, locator: str, moment: dict, seen_prompt: bool, asks: BoundedLedger,
             beside: bool, partial: bool = False) -> Draft:
     """One event's row, unmarked; a tool ask's row is registered as a call by the caller once it is kept."""
     text = str(event.get("text") or "")
@@ -165,7 +207,28 @@ def _without_request(text: str) -> str:
 
 def row_key(row: Draft) -> tuple[str, str]:
     """What makes two rows the same evidence: turn type and text with whitespace runs collapsed."""
-    return row.turn_type, " ".join(row.text.split())
+    return row.turn_type, collapsed(row.text)
+
+
+def collapsed(text: str) -> str:
+    """``" ".join(text.split())``, a piece of about COLLAPSE_CHUNK characters at a time.
+
+    ``split`` makes an object of every word: 64 MiB of two-letter words held about
+    1.3 GB at once. Pieces cut at whitespace split into the same words.
+    """
+    if len(text) <= COLLAPSE_CHUNK:
+        return " ".join(text.split())
+    pieces, start = [], 0
+    while start < len(text):
+        end = start + COLLAPSE_CHUNK
+        if end < len(text):
+            space = _SPACE.search(text, end)  # never cut a word: the piece ends at the next whitespace
+            end = space.start() if space else len(text)
+        piece = " ".join(text[start:end].split())
+        if piece:
+            pieces.append(piece)
+        start = end
+    return " ".join(pieces)
 
 
 def ask_times(ctx: ParseContext) -> list[int] | None:
@@ -179,6 +242,7 @@ def ask_times(ctx: ParseContext) -> list[int] | None:
         return None
     if not isinstance(events, list):
         return None
+    # one int per tool ask, each smaller than the ask's own decoded object (which the document bounds)
     return sorted(event["ts"] for event in events
                   if isinstance(event, dict) and event.get("type") == "ask" and event.get("ask") in UI_TOOL_ASKS
                   and not is_partial(event) and isinstance(event.get("ts"), int)

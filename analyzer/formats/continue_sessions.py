@@ -32,8 +32,10 @@ from dataclasses import dataclass
 
 from aitrail.analyzer.bundle import Source
 from aitrail.analyzer.context import FileTooLarge, ParseContext
-from aitrail.analyzer.formats.calls import CallLedger, no_result_row
+from aitrail.analyzer.formats.call_budget import BoundedLedger
+from aitrail.analyzer.formats.calls import no_result_row
 from aitrail.analyzer.formats.cline_tasks import number
+from aitrail.analyzer.formats.continue_prompts import role_blocks
 from aitrail.analyzer.formats.decode import decode_json
 from aitrail.analyzer.formats.jsonl import Line, read_jsonl
 from aitrail.analyzer.formats.text import (
@@ -49,7 +51,6 @@ from aitrail.analyzer.rows import Draft, ns_from_iso, ns_from_ms
 
 _URI = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 REJECTED = "Tool Call Rejected"  # the output item a rejected call gets (gui/src/redux/thunks/cancelToolCall.ts)
-_ROLE_TAG = re.compile(r"(?m)^<(system|user|assistant|tool|thinking)>[ \t]*\n?")
 
 
 @dataclass
@@ -124,23 +125,6 @@ def message_text(content) -> str:
     return "" if content is None else json.dumps(content, sort_keys=True)
 
 
-def role_blocks(prompt: str) -> list[tuple[str, str]] | None:
-    """Split a prompt written as ``<role>`` blocks; None when it is not in that form."""
-    pieces = _ROLE_TAG.split(prompt)
-    if len(pieces) < 3 or pieces[0].strip():
-        return None
-    return [(pieces[index], pieces[index + 1].strip("\n")) for index in range(1, len(pieces) - 1, 2)]
-
-
-def last_user_block(prompt: str) -> str | None:
-    """The last ``<user>`` block of a prompt logged as text, or None if it has no role tags."""
-    blocks = role_blocks(prompt)
-    if not blocks:
-        return None
-    users = [text for role, text in blocks if role == "user"]
-    return users[-1].strip() if users else None
-
-
 # -- the session walk: session files, the index's lost sessions, dev_data -------------------------------
 
 
@@ -194,7 +178,10 @@ def read_session(ctx: ParseContext, index_store: str = "session_index") -> Itera
 
 
 def _answered_by_items(document: dict) -> frozenset[str]:
-    """The call ids a ``role: "tool"`` item answers (the IDE's results); the others keep theirs in the state."""
+    """The call ids a ``role: "tool"`` item answers (the IDE's results); the others keep theirs in the state.
+
+    One id per tool item: the session document (within MAX_DOCUMENT_BYTES and MAX_DECODE_COST) bounds them.
+    """
     found = set()
     for list_name in ("history", "perplexityHistory"):
         items = document.get(list_name)
@@ -217,7 +204,7 @@ class _Walk:
     def __init__(self, base: dict, answered_by_items: frozenset[str] = frozenset()) -> None:
         self.base = base
         self.model: str | None = None
-        self.ledger = CallLedger()
+        self.ledger = BoundedLedger()  # the session's calls, joined by id anywhere later (MAX_CALL_IDS)
         self.answered_by_items = answered_by_items
 
     def item(self, item, locator: str) -> Iterator[Draft]:
@@ -256,8 +243,7 @@ class _Walk:
         if call_id and not self.ledger.was_called(call_id):
             yield Draft("system", f"parser: tool result for {call_id} with no tool call before it", locator,
                         tool_use_id=call_id, **columns)
-        self.ledger.take(call_id)
-        self.ledger.answered(call_id, name)
+        self.ledger.take(call_id)  # answered ids are not recorded: nothing here asks whether an id was answered
         yield Draft("tool_result", text, locator, tool_name=name, tool_use_id=call_id, **columns)
 
     def _states(self, item: dict, locator: str, columns: dict) -> Iterator[Draft]:
@@ -271,13 +257,13 @@ class _Walk:
                             tool_name=name, tool_use_id=call_id, **columns)
             if isinstance(output, list) and call_id and call_id not in self.answered_by_items:
                 self.ledger.take(call_id)
-                self.ledger.answered(call_id, name)
                 yield Draft("tool_result", render_output(output), f"{state_locator}/output", tool_name=name,
                             tool_use_id=call_id, **dict(columns, model=""))
 
     def finish(self) -> Iterator[Draft]:
-        """The ``parser: no result recorded`` row of each call never answered."""
+        """The ``parser: no result recorded`` row of each call never answered; the ledger's limit row, if reached."""
         yield from self.ledger.orphans()
+        yield from self.ledger.over_limit_rows()
 
 
 def _reasoning(reasoning, locator: str, columns: dict) -> Iterator[Draft]:
@@ -427,12 +413,11 @@ def _record_time(record: dict) -> dict:
 
 def _prompt_rows(prompt: str, locator: str, base: dict, typed_last: bool) -> Iterator[Draft]:
     blocks = role_blocks(prompt) if prompt else None
-    users = [text for role, text in blocks or () if role == "user"]
     if typed_last and blocks:
-        if blocks[-1][0] == "user":
-            yield Draft("user", blocks[-1][1].strip(), locator, **base)
-    elif users:
-        yield Draft("user", users[-1].strip(), locator, **base)
+        if blocks.last_role == "user":
+            yield Draft("user", blocks.last_text.strip(), locator, **base)
+    elif blocks and blocks.last_user is not None:
+        yield Draft("user", blocks.last_user.strip(), locator, **base)
     elif prompt:
         yield Draft("system", f"model request: {prompt}", locator, **base)
 

@@ -366,3 +366,71 @@ def test_the_working_directory_line_is_read_as_json_string_text():
     env = {"type": "text", "text": "<environment_details>\n# Current Working Directory (C:\\Users\\alice\\src) Files\n"}
     (_, row) = rows({API: [message("user", text("<task>\nx\n</task>"), env)]}, API)
     assert row.project_path == "C:\\Users\\alice\\src"
+
+
+# -- budgets (docs/agents/cline.md, Bad-line rows) --------------------------------------------------------
+
+
+def test_xml_calls_past_the_call_budget_are_numbered_and_written_but_not_held(monkeypatch):
+    from aitrail.analyzer.formats import call_budget
+
+    monkeypatch.setattr(call_budget, "MAX_CALL_IDS", 3)
+    results = [text(f"[read_file for 'f{number}'] Result:\nbody {number}") for number in range(5)]
+    history = [message("user", text("<task>\nread them\n</task>")),
+               message("assistant", text("<read_file>\n<path>f</path>\n</read_file>" * 5)),
+               message("user", *results), message("assistant", text("Done."))]
+    found = rows({API: history}, API)
+    assert [row.tool_use_id for row in found if row.turn_type == "tool_use"] == ["1", "1.2", "1.3", "1.4", "1.5"]
+    assert [row.tool_use_id for row in found if row.turn_type == "tool_result"] == ["1", "1.2", "1.3", "", ""]
+    unpaired = [row for row in found if row.text.startswith("parser: tool result for read_file with no tool call")]
+    assert [row.locator for row in unpaired] == ["json:/2/content/3", "json:/2/content/4"]
+    [limit] = [row for row in found if "over the limit" in row.text]
+    assert limit.text.startswith("parser: tool calls over the limit (3 call ids held to pair calls with results); "
+                                 "the calls from here on were written without being held (2 in all)")
+    assert (limit.locator, limit.timestamp_source, limit.session_id) == ("json:/1/content/0", "none", "1768385100000")
+    assert found[-2].text == "Done." and found[-1] is limit  # the rows after it are read; the limit row comes last
+
+
+def test_native_calls_past_the_call_budget_are_written_and_a_held_one_still_gets_its_no_result_row(monkeypatch):
+    from aitrail.analyzer.formats import call_budget
+
+    monkeypatch.setattr(call_budget, "MAX_CALL_IDS", 2)
+    history = [message("assistant", call("a"), call("b"), call("c")),
+               message("user", result("a", "[read_file for 'a.py'] Result:\nx"), result("c", "y"))]
+    found = rows({API: history}, API)
+    assert [(row.turn_type, row.tool_use_id) for row in found if row.turn_type != "system"] == [
+        ("tool_use", "a"), ("tool_use", "b"), ("tool_use", "c"), ("tool_result", "a"), ("tool_result", "c")]
+    notes = [row.text for row in found if row.turn_type == "system"]
+    assert notes[0] == "parser: tool result for a tool with no tool call before it"  # c was not held
+    assert notes[1] == "parser: no result recorded for tool call b (read_file)"
+    assert notes[2].startswith("parser: tool calls over the limit (2 call ids") and len(notes) == 3
+
+
+def test_ui_tool_asks_past_the_call_budget_are_counted_not_held(monkeypatch):
+    from aitrail.analyzer.formats import call_budget
+
+    monkeypatch.setattr(call_budget, "MAX_CALL_IDS", 2)
+    asks = [{"ts": number, "type": "ask", "ask": "tool", "text": '{"tool":"readFile"}'} for number in range(2, 6)]
+    found = rows({UI: [{"ts": 1, "type": "say", "say": "task", "text": "read"}, *asks]}, UI)
+    assert [row.tool_use_id for row in found if row.turn_type == "tool_use"] == ["2", "3", "4", "5"]
+    notes = [(row.text, row.locator) for row in found if row.turn_type == "system"]
+    assert notes[:2] == [("parser: no result recorded for tool call 2 (readFile)", "json:/1"),
+                         ("parser: no result recorded for tool call 3 (readFile)", "json:/2")]
+    assert notes[2][0].startswith("parser: tool calls over the limit (2 call ids") and "(2 in all)" in \
+        notes[2][0] and notes[2][1] == "json:/3" and len(notes) == 3
+
+
+def test_past_the_call_budget_a_result_is_never_given_to_another_tools_call(monkeypatch):
+    from aitrail.analyzer.formats import call_budget
+
+    monkeypatch.setattr(call_budget, "MAX_CALL_IDS", 1)
+    calls = "<read_file>\n<path>a</path>\n</read_file><write_to_file>\n<path>b</path>\n</write_to_file>"
+    history = [message("assistant", text(calls)),
+               message("user", text("[write_to_file for 'b'] Result:\nwritten"),
+                       text("[read_file for 'a'] Result:\nx"))]
+    found = rows({API: history}, API)
+    results = [(row.tool_name, row.tool_use_id) for row in found if row.turn_type == "tool_result"]
+    assert results == [("write_to_file", ""), ("read_file", "0")]  # the held read_file call is not the write's
+    assert [row.text for row in found if row.text.startswith("parser:")] == [
+        "parser: tool result for write_to_file with no tool call before it", found[-1].text]
+    assert found[-1].text.startswith("parser: tool calls over the limit (1 call ids")

@@ -184,3 +184,23 @@ def test_continue_global_dir_moves_the_root_and_its_sessions_are_read(cli, tmp_p
     rows = list(csv.DictReader(io.StringIO(out.read_text())))
     assert [(row["turn_type"], row["text"], row["timestamp_source"]) for row in rows] == [
         ("user", "where is the root?", "index")]
+
+
+def test_session_calls_past_the_call_budget_are_written_and_counted_not_held(monkeypatch):
+    """A session's calls are joined to tool items anywhere later, so each id was held to the end of the file."""
+    from aitrail.analyzer.formats import call_budget
+
+    monkeypatch.setattr(call_budget, "MAX_CALL_IDS", 1)
+    second = {**CALL, "id": "call_2"}
+    history = [{"message": {"role": "assistant", "content": "", "toolCalls": [CALL, second]}},
+               {"message": {"role": "tool", "content": "a.py", "toolCallId": "call_2"}},
+               {"message": {"role": "assistant", "content": "Done."}}]
+    rows = session_rows(history)
+    assert [(row.turn_type, row.tool_use_id) for row in rows if row.turn_type.startswith("tool")] == [
+        ("tool_use", "call_1"), ("tool_use", "call_2"), ("tool_result", "call_2")]
+    notes = [(row.text, row.locator) for row in rows if row.text.startswith("parser:")]
+    assert notes[0] == ("parser: tool result for call_2 with no tool call before it", "json:/history/1/message/content")
+    assert notes[1][0] == "parser: no result recorded for tool call call_1 (run_terminal_command)"
+    assert notes[2][0].startswith("parser: tool calls over the limit (1 call ids") and "(1 in all)" in notes[2][0]
+    assert notes[2][1] == "json:/history/0/message/toolCalls/1" and len(notes) == 3
+    assert "Done." in [row.text for row in rows]

@@ -381,3 +381,45 @@ def test_a_migrated_home_gives_the_same_timeline_with_one_or_two_workers(cli, tm
     rows = list(csv.DictReader(one.decode().splitlines()))
     prompts = [row["session_id"] for row in rows if row["turn_type"] == "user"]
     assert sorted(prompts) == sorted(set(prompts))  # each session's one prompt once: the migrated copy adds none
+
+
+# -- budgets (docs/agents/opencode.md, Bad-line rows) -------------------------------------------------------
+
+
+def test_sessions_past_the_held_budget_are_counted_and_their_messages_read_without_their_directory(monkeypatch):
+    from aitrail.analyzer.parsers.opencode import database as module
+
+    monkeypatch.setattr(module, "SESSIONS_HELD_BYTES", 300)  # the first session (by time) costs 249: ses_2 does not fit
+    later = ("INSERT INTO session (id, directory, title, version, time_created) VALUES "
+             f"('ses_2', '/home/bob/other', 'Later', '1.1.0', {T + 1000});"
+             f"INSERT INTO message VALUES ('msg_2', 'ses_2', {T + 1001}, {T + 1001}, "
+             "'{\"role\": \"user\", \"time\": {\"created\": " + str(T + 1001) + "}}');"
+             f"INSERT INTO part VALUES ('prt_9', 'msg_2', 'ses_2', {T + 1002}, {T + 1002}, "
+             "'{\"type\": \"text\", \"text\": \"and this\"}');")
+    rows = db_rows(database([(USER, user())], [("prt_1", USER, {"type": "text", "text": "clean up"})], extra=later))
+    texts = [(row.text, row.session_id, row.project_path) for row in rows if row.turn_type == "user"]
+    assert texts == [("and this", "ses_2", ""), ("clean up", SESSION, "/home/alice/src/app")]
+    [limit] = [row for row in rows if "over the limit" in row.text]
+    assert limit.text.startswith("parser: sessions over the limit (300 bytes of session ids and directories held")
+    assert "(1 in all)" in limit.text and (limit.locator, limit.timestamp_source) == ("sqlite:session:1", "none")
+    assert [row.text for row in rows].index(limit.text) == 2  # after the session rows, before the messages
+
+
+def test_a_sessions_calls_past_the_call_budget_are_written_and_counted_not_held(monkeypatch):
+    from aitrail.analyzer.formats import call_budget
+
+    monkeypatch.setattr(call_budget, "MAX_CALL_IDS", 1)
+    rows = db_rows(one_exchange(tool("running", "c1"), tool("running", "c2"), {"type": "text", "text": "Stopped."}))
+    notes = [(row.text, row.locator) for row in rows if row.text.startswith("parser:")]
+    assert notes[0] == ("parser: no result recorded for tool call c1 (bash)", "sqlite:part:2")
+    assert notes[1][0].startswith("parser: tool calls over the limit (1 call ids") and "(1 in all)" in notes[1][0]
+    assert notes[1][1] == "sqlite:part:3" and len(notes) == 2 and "Stopped." in [row.text for row in rows]
+
+
+def test_of_the_database_ids_only_those_the_storage_tree_names_are_held():
+    from aitrail.analyzer.parsers.opencode.storage import database_copies
+
+    files = {**legacy_files(), ("opencode.opencode_db", DB): one_exchange(tool("completed", output="x"))}
+    bundle = FakeBundle(files)
+    held = database_copies(ParseContext(bundle, bundle.source(LEGACY_PART), {}))
+    assert held == {SESSION, ASSISTANT, "prt_2"}  # not the user message, prt_1 or prt_3 the tree has no file for

@@ -93,3 +93,57 @@ def test_the_output_block_after_an_approval_with_a_note_is_that_calls_result():
 def test_a_history_that_is_not_an_array_is_one_parser_row():
     rows = task_rows({API: {"role": "user"}}, API)
     assert len(rows) == 1 and rows[0].text.startswith("parser:")
+
+
+def test_tool_asks_of_the_ui_transcript_past_the_call_budget_are_written_and_counted_not_held(monkeypatch):
+    from aitrail.analyzer.formats import call_budget
+
+    monkeypatch.setattr(call_budget, "MAX_CALL_IDS", 1)
+    ui = [{"type": "say", "say": "text", "text": "read both", "ts": 1759400100000},
+          {"type": "ask", "ask": "tool", "text": '{"tool":"readFile","path":"a"}', "ts": 1759400101000},
+          {"type": "ask", "ask": "command", "text": "ls", "ts": 1759400102000},
+          {"type": "say", "say": "command_output", "text": "a.py", "ts": 1759400103000}]
+    rows = task_rows({UI: ui, API: []}, UI)
+    assert [(row.turn_type, row.tool_use_id, row.locator) for row in rows] == [
+        ("user", "", "json:/0"), ("tool_use", "1759400101000", "json:/1"), ("tool_use", "1759400102000", "json:/2"),
+        ("tool_result", "", "json:/3"),  # it answers the newest ask, which was not held: never the older one
+        ("system", "1759400101000", "json:/1"), ("system", "", "json:/2")]
+    assert rows[4].text == "parser: no result recorded for tool call 1759400101000 (readFile)"
+    assert rows[5].text.startswith("parser: tool calls over the limit (1 call ids") and "(1 in all)" in rows[5].text
+
+LOG = ".config/PearAI/logs/20251002T101500/window1/exthost/output_logging_20251002T101502/2-PearAI.log"
+SEPARATOR, RULE = "=" * 74, "#" * 44
+
+
+def log_rows(text: str, patch_chunks: bool = False):
+    bundle = FakeBundle({("pearai.output_logs", LOG): text.encode()})
+    if patch_chunks:  # read whole, not in the fake's 7-byte chunks (whose list would be what is measured)
+        bundle.iter_bytes = lambda source: iter([bundle.read(source)])
+    return drafts(bundle, LOG, "pearai.output_log.v1")
+
+
+def test_the_output_log_is_read_one_write_at_a_time_lone_separators_kept_as_text():
+    text = "\n".join(["stray", SEPARATOR, SEPARATOR, "Settings:", "model: m1", "temperature: 0", RULE, "<user>\nhi",
+                      SEPARATOR, SEPARATOR, "Completion:", "Hello", SEPARATOR, "there", ""])
+    rows = log_rows(text)
+    assert [(row.turn_type, row.text, row.locator) for row in rows] == [
+        ("system", "parser: unparseable record (text before the first record separator): stray", "line:1"),
+        ("system", "model: m1", "line:4"), ("user", "hi", "line:4"),
+        ("assistant", f"Hello\n{SEPARATOR}\nthere", "line:12")]
+    assert [row.text for row in log_rows(f"{SEPARATOR}\n{SEPARATOR}\nSettings:\nmodel: m1")] == [
+        "parser: unparseable record (Settings: write with no # rule (cut off mid-write)): Settings:\nmodel: m1"]
+
+
+def test_an_output_log_of_millions_of_lines_holds_no_list_of_them():
+    """Every line was a list entry twice (lines, then the write's body): 8 bytes a line, 16 times an empty one."""
+    import tracemalloc
+
+    text = f"{SEPARATOR}\n{SEPARATOR}\nCompletion:" + "\n" * 2_000_000 + "done"
+    tracemalloc.start()
+    try:
+        rows = log_rows(text, patch_chunks=True)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert [(row.text, row.locator) for row in rows] == [("model completion: done", "line:3")]
+    assert peak < 8 * len(text)  # the text, its bytes and a write's slices; a list of lines was 28 times

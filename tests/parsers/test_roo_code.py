@@ -289,3 +289,20 @@ def test_a_damaged_state_database_is_one_parser_row():
     bundle = FakeBundle({("roo-code.global_state", STATE): b"SQLite format 3\x00" + b"\xff" * 84})
     rows = drafts(bundle, STATE, "roo_code.global_state.v1")
     assert len(rows) == 1 and rows[0].text.startswith("parser: unparseable file (state.vscdb: ")
+
+
+def test_native_calls_past_the_call_budget_are_written_and_counted_not_held(monkeypatch):
+    """Calls are joined anywhere later in the file, so every id was held to the end (docs/agents/roo-code.md)."""
+    from aitrail.analyzer.formats import call_budget
+
+    monkeypatch.setattr(call_budget, "MAX_CALL_IDS", 2)
+    rows = task_rows({API: [assistant(call("c1"), call("c2"), call("c3")), user(result("c3", "ok")),
+                            assistant({"type": "text", "text": "Done."})]})
+    assert [(row.turn_type, row.tool_use_id) for row in rows if row.turn_type.startswith("tool")] == [
+        ("tool_use", "c1"), ("tool_use", "c2"), ("tool_use", "c3"), ("tool_result", "c3")]
+    notes = [row.text for row in rows if row.text.startswith("parser:")]
+    assert notes[0] == "parser: tool result for call c3 with no tool call before it"  # c3 was written, not held
+    assert notes[1:3] == ["parser: no result recorded for tool call c1 (execute_command)",
+                          "parser: no result recorded for tool call c2 (execute_command)"]
+    assert notes[3].startswith("parser: tool calls over the limit (2 call ids") and "(1 in all)" in notes[3]
+    assert "Done." in [row.text for row in rows] and len(notes) == 4

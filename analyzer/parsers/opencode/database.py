@@ -12,6 +12,11 @@ the newest rows, not yet checkpointed, are read.
 
 Only the columns named here are selected: ``session_share.secret`` and the
 account and credential tables are never read.
+
+What is held while the file is read: each session's directory and version (for its
+messages and todos) within SESSIONS_HELD_BYTES, the running session's open tool calls
+(a BoundedLedger, formats/call_budget.py; a new one per session) and one message's
+columns; every row is streamed from its cursor.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ from collections.abc import Iterator
 
 from aitrail.analyzer import sqlite_safe
 from aitrail.analyzer.context import ParseContext
-from aitrail.analyzer.formats.calls import CallLedger
+from aitrail.analyzer.formats.call_budget import BoundedLedger
 from aitrail.analyzer.formats.database import each_database_row
 from aitrail.analyzer.formats.decode import decode_json
 from aitrail.analyzer.formats.idioms import setting_value
@@ -39,6 +44,12 @@ SESSION_COLUMNS = ("id", "project_id", "parent_id", "slug", "directory", "title"
 ROW_COLUMNS = ("id", "session_id", "message_id", "time_created", "time_updated", "data")
 TODO_COLUMNS = ("session_id", "id", "content", "status", "priority", "position", "time_created", "time_updated")
 PERMISSION_COLUMNS = ("project_id", "time_created", "time_updated", "data")
+# The sessions' ids and directories held for their messages and todos, each session counted as
+# its characters plus SESSION_ENTRY_BYTES (the entry's own objects). A real database has
+# hundreds or thousands of sessions, about 300 bytes each; a value can be 64 MiB
+# (sqlite_safe.MAX_VALUE_BYTES), and rows are unbounded.
+SESSIONS_HELD_BYTES = 64 * 1024 * 1024
+SESSION_ENTRY_BYTES = 200
 
 
 def parse_database(ctx: ParseContext) -> Iterator[Draft]:
@@ -52,10 +63,11 @@ def _database_rows(ctx: ParseContext, connection: sqlite3.Connection) -> Iterato
     if not tables["session"] and not tables["message"]:
         yield bad_file(f"{ctx.source.name}: no session or message table")
         return
-    sessions: dict[str, tuple[str, bool]] = {}  # id -> (directory, written by 1.2+): one small entry a session
+    sessions = _Sessions()
     if tables["session"]:
         for session in _rows(connection, "session", SESSION_COLUMNS, "1 ORDER BY time_created, id"):
             yield from _session(ctx, session, sessions)
+        yield from sessions.over_limit_rows()
     if tables["message"]:
         yield from _messages(connection, sessions, tables["part"])
     if tables["todo"]:
@@ -83,11 +95,43 @@ def _json(row: dict, column: str, locator: str) -> tuple[object, Draft | None]:
         return None, bad_record(f"{locator}/{column}", f"not JSON: {exc}", text_of(value)[:2000])
 
 
-def _session(ctx: ParseContext, session: dict, sessions: dict) -> Iterator[Draft]:
+class _Sessions:
+    """Session id -> (directory, written by 1.2+), within SESSIONS_HELD_BYTES; the sessions past it are counted."""
+
+    def __init__(self) -> None:
+        self.held: dict[str, tuple[str, bool]] = {}
+        self.spent = 0
+        self.first_over = ""  # the locator of the first session not held
+        self.not_held = 0
+
+    def add(self, session_id: str, directory: str, native: bool, locator: str) -> None:
+        """Hold a session's directory and version, unless the sessions held would pass the limit."""
+        cost = len(session_id) + len(directory) + SESSION_ENTRY_BYTES
+        if self.spent + cost > SESSIONS_HELD_BYTES:
+            self.first_over = self.first_over or locator
+            self.not_held += 1
+            return
+        self.spent += cost
+        self.held[session_id] = (directory, native)
+
+    def get(self, session_id: str) -> tuple[str, bool]:
+        """(directory, native) of a session held; a session not read (or not held) has none, and counts as 1.2+."""
+        return self.held.get(session_id, ("", True))
+
+    def over_limit_rows(self) -> Iterator[Draft]:
+        """One ``parser:`` row when sessions were not held, at the first of them."""
+        if self.not_held:
+            yield Draft("system", f"parser: sessions over the limit ({SESSIONS_HELD_BYTES} bytes of session ids and "
+                                  "directories held for their messages and todos); the sessions from here on were "
+                                  f"not held ({self.not_held} in all): their messages and todos are read without "
+                                  "the session's directory and version", self.first_over, timestamp_source="none")
+
+
+def _session(ctx: ParseContext, session: dict, sessions: _Sessions) -> Iterator[Draft]:
     locator = f"sqlite:session:{session.get('_rowid')}"
     yield from oversize_rows(session, locator)
     session_id, directory = text_of(session.get("id")), text_of(session.get("directory"))
-    sessions[session_id] = (directory, is_native(session.get("version")))
+    sessions.add(session_id, directory, is_native(session.get("version")), locator)
     base = {"timestamp_ns": ns_from_ms(session.get("time_created")), "timestamp_source": "record",
             "session_id": session_id, "project_path": directory}
     info = {key: session.get(key) for key in SESSION_COLUMNS}
@@ -100,11 +144,11 @@ def _session(ctx: ParseContext, session: dict, sessions: dict) -> Iterator[Draft
                               f"(from {ctx.source.name} session {session_id})", f"{locator}/permission", **base)
 
 
-def _todo(todo: dict, sessions: dict) -> Iterator[Draft]:
+def _todo(todo: dict, sessions: _Sessions) -> Iterator[Draft]:
     where = f"sqlite:todo:{todo.get('_rowid')}"
     yield from oversize_rows(todo, where)
     session_id = text_of(todo.get("session_id"))
-    directory, native = sessions.get(session_id, ("", True))
+    directory, native = sessions.get(session_id)
     # a todo copied by the migration carries the migration's time, not its own: left untimed
     when = ns_from_ms(todo.get("time_updated")) if native else None
     yield Draft("system", todo_text(todo), where, timestamp_ns=when, session_id=session_id, project_path=directory)
@@ -113,13 +157,18 @@ def _todo(todo: dict, sessions: dict) -> Iterator[Draft]:
 class _Session:
     """The running state of one session while its messages stream by: open calls, the last model."""
 
-    def __init__(self, session_id: str, sessions: dict):
+    def __init__(self, session_id: str, sessions: _Sessions):
         self.session_id = session_id
-        self.directory, self.native = sessions.get(session_id, ("", True))
-        self.calls, self.previous = CallLedger(), ""
+        self.directory, self.native = sessions.get(session_id)
+        self.calls, self.previous = BoundedLedger(), ""  # freed at the next session: a budget per session
+
+    def finish(self) -> Iterator[Draft]:
+        """A ``no result recorded`` row per call left open, and the ledger's limit row if it was reached."""
+        yield from self.calls.orphans()
+        yield from self.calls.over_limit_rows()
 
 
-def _messages(connection: sqlite3.Connection, sessions: dict, with_parts: bool) -> Iterator[Draft]:
+def _messages(connection: sqlite3.Connection, sessions: _Sessions, with_parts: bool) -> Iterator[Draft]:
     """Every message, then its parts; at each change of session, that session's open tool calls."""
     current: _Session | None = None
     message_key, message_id, info, found = None, "", MessageInfo(), True
@@ -131,7 +180,7 @@ def _messages(connection: sqlite3.Connection, sessions: dict, with_parts: bool) 
             session_id = text_of(message.get("session_id"))
             if current is None or current.session_id != session_id:
                 if current is not None:
-                    yield from current.calls.orphans()
+                    yield from current.finish()
                 current = _Session(session_id, sessions)
             message_key, message_id, found = key, key[1], False
             info, rows = _message(message, current)
@@ -142,7 +191,7 @@ def _messages(connection: sqlite3.Connection, sessions: dict, with_parts: bool) 
     if message_key is not None and not found:
         yield _no_parts(message_key, message_id, info)
     if current is not None:
-        yield from current.calls.orphans()
+        yield from current.finish()
 
 
 def _no_parts(key: tuple, message_id: str, info: MessageInfo) -> Draft:
@@ -172,7 +221,7 @@ def _base(info: MessageInfo) -> dict:
             "project_path": info.project_path, "model": info.model}
 
 
-def _part(part: dict, info: MessageInfo, native: bool, calls: CallLedger) -> Iterator[Draft]:
+def _part(part: dict, info: MessageInfo, native: bool, calls: BoundedLedger) -> Iterator[Draft]:
     locator = f"sqlite:part:{part.get('_rowid')}"
     yield from oversize_rows(part, locator)
     data, problem = _json(part, "data", locator)
@@ -186,11 +235,12 @@ def _part(part: dict, info: MessageInfo, native: bool, calls: CallLedger) -> Ite
 
 def _lost_parts(connection: sqlite3.Connection) -> Iterator[Draft]:
     """Parts whose message row is gone: read with their own session id, no message columns."""
-    calls = CallLedger()
+    calls = BoundedLedger()
     for part in _rows(connection, "part", ROW_COLUMNS, "message_id NOT IN (SELECT id FROM message) "
                                                        "ORDER BY session_id, id"):
         yield from _part(part, MessageInfo(session_id=text_of(part.get("session_id"))), True, calls)
     yield from calls.orphans()
+    yield from calls.over_limit_rows()
 
 
 def _approvals(ctx: ParseContext, row: dict) -> Iterator[Draft]:
@@ -205,23 +255,22 @@ def _approvals(ctx: ParseContext, row: dict) -> Iterator[Draft]:
                 timestamp_ns=ns_from_ms(row.get("time_updated")))
 
 
-def database_ids(ctx: ParseContext) -> frozenset[str]:
-    """Ids of every session, message, part and permission project in the bundle's opencode.db files.
+def database_ids(ctx: ParseContext, among: frozenset[str]) -> frozenset[str]:
+    """The ids of ``among`` that the bundle's opencode.db files hold (sessions, messages, parts, permission projects).
 
-    Built once per worker (ctx.cached); the storage/ tree's files with these ids are
-    copies the 1.2 migration left, so they give no rows of their own. A database that
-    cannot be read adds no ids (its own parser reports it).
+    ``among`` is what the storage/ tree names (the callers' files): only those are held,
+    not every id of a database, which has no limit on its rows. The storage/ tree's files
+    with these ids are copies the 1.2 migration left, so they give no rows of their own. A
+    database that cannot be read adds no ids (its own parser reports it).
     """
-    def load() -> frozenset[str]:
-        ids: set[str] = set()
+    ids: set[str] = set()
+    if among:
         for source in sorted(ctx.related("opencode_db"), key=lambda found: found.member):
-            ids.update(_ids_of(ctx, source))
-        return frozenset(ids)
-
-    return ctx.cached(("opencode-db-ids",), load)
+            ids.update(_ids_of(ctx, source, among))
+    return frozenset(ids)
 
 
-def _ids_of(ctx: ParseContext, source) -> set[str]:
+def _ids_of(ctx: ParseContext, source, among: frozenset[str]) -> set[str]:
     ids: set[str] = set()
     try:
         connection = ctx.sqlite(source)
@@ -232,7 +281,9 @@ def _ids_of(ctx: ParseContext, source) -> set[str]:
                                       ("permission", "project_id", "permission:")):
             if sqlite_safe.is_real_table(connection, table):
                 for row in sqlite_safe.table_rows(connection, table, f"{table} ids", (column,)):
-                    ids.add(prefix + text_of(row.get(column)))
+                    found = prefix + text_of(row.get(column))
+                    if found in among:
+                        ids.add(found)
     except sqlite3.Error:
         pass  # the ids read so far still count; the database's own rows report the problem
     finally:

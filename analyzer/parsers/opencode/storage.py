@@ -16,6 +16,9 @@ migrated) and is read in full.
 
 A part file needs its message (role, model, time, session): an index of every
 message and session file of both layouts is read once per worker (``ctx.cached``).
+Both joins are bounded by the bundle, not by a database: the index holds one small
+entry per member of the tree (as the bundle's own list of members does), and of the
+ids opencode.db holds only those the tree's files name are kept (``database_copies``).
 """
 
 from __future__ import annotations
@@ -88,7 +91,12 @@ def entry_of(path: str, layout: str) -> Entry | None:
 
 @dataclass
 class Index:
-    """Every message and session of both JSON layouts: what a part file's rows need from its message."""
+    """Every message and session of both JSON layouts: what a part file's rows need from its message.
+
+    One entry per session, message and part file of the tree (the bundle lists each member
+    too); the strings an entry keeps (directory, cwd, model) are read from that one file,
+    within MAX_DOCUMENT_BYTES, so the index grows with the tree's members, never with one file.
+    """
 
     messages: dict[str, MessageInfo] = field(default_factory=dict)
     previous_model: dict[str, str] = field(default_factory=dict)  # assistant message id -> the model before it
@@ -193,9 +201,29 @@ def _storage_file(ctx: ParseContext, layout: str) -> Iterator[Draft]:
         yield from _part_file(document, entry, index)
 
 
+def database_copies(ctx: ParseContext) -> frozenset[str]:
+    """The ids the tree's files name (entities, todo sessions, permission projects) that opencode.db also holds.
+
+    Built once per worker (ctx.cached): the ids named by the members of the tree, then the
+    database's ids streamed past them.
+    """
+    def load() -> frozenset[str]:
+        named: set[str] = set()
+        for layout in (LEGACY, OLDEST):
+            for source in ctx.related(STORES[layout]):
+                entry = entry_of(source.path, layout)
+                if entry is not None:
+                    named.add(entry.own_id)
+        named.update(source.name.removesuffix(".json") for source in ctx.related("legacy_todos"))
+        named.update("permission:" + source.name.removesuffix(".json") for source in ctx.related("legacy_permissions"))
+        return database_ids(ctx, frozenset(named))
+
+    return ctx.cached(("opencode-db-ids",), load)
+
+
 def _copy_of(ctx: ParseContext, entry: Entry, layout: str) -> str:
     """Where else this file's id is read from ('' if nowhere): opencode.db, or storage/ for the oldest layout."""
-    if entry.own_id in database_ids(ctx):
+    if entry.own_id in database_copies(ctx):
         return "opencode.db"
     if layout == OLDEST and entry.own_id in storage_index(ctx).legacy_ids:
         return "storage/ (copied there by storage migration 0)"
@@ -240,7 +268,7 @@ def _part_file(document: dict, entry: Entry, index: Index) -> Iterator[Draft]:
     if info is None:  # its message file is not in the bundle: the part's own session id is all there is
         session_id = entry.session_id or text_of(document.get("sessionID"))
         info = MessageInfo(session_id=session_id, project_path=index.directories.get(session_id, ""))
-    calls = CallLedger()
+    calls = CallLedger()  # one part: at most one call
     yield from part_rows(document, info, "file", info.created_ns, calls)
     yield from calls.orphans()
 
@@ -253,7 +281,7 @@ def _keyed_document(ctx: ParseContext, what: str, key: str, copy: str) -> Iterat
     document, problem = json_document(ctx.data, what, list)
     if problem is not None:
         yield problem
-    elif key in database_ids(ctx):
+    elif key in database_copies(ctx):
         yield Draft("system", f"legacy copy: {copy} also in opencode.db; its rows are read from there", "file",
                     **file_mtime(ctx))
     else:

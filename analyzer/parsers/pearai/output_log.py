@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterator
 
 from aitrail.analyzer.context import ParseContext
-from aitrail.analyzer.formats.continue_sessions import last_user_block
+from aitrail.analyzer.formats.continue_prompts import last_user_block
 from aitrail.analyzer.formats.text import bad_record
 from aitrail.analyzer.rows import Draft
 
@@ -22,66 +22,97 @@ def parse_output_log(ctx: ParseContext) -> Iterator[Draft]:
     A request's last user block is a user row and its completion the assistant row; a
     ``model:`` row where the Settings name a new model. Time is the editor session's start
     from the logs/<stamp>/ folder, when the bundle records the subject's time zone.
+
+    The log is read one write at a time, each by its place in the text: a list of its
+    lines took eight bytes a line twice over (64 MiB of empty lines, 1 GB).
     """
     text = ctx.data.decode("utf-8", "replace")
-    lines = text.split("\n")
     moment = {"timestamp_ns": _log_session_ns(ctx), "timestamp_source": "log-dir"}
-    records, preamble = _log_records(lines)
-    if preamble and any(line.strip(" \t\r") for line in preamble[1]):
-        yield bad_record(f"line:{preamble[0]}", "text before the first record separator", "\n".join(preamble[1]))
     model, request = None, None
-    for start, body in records:
-        head = body[0] if body else ""
+    for kind, start, body in _log_records(text):
+        if kind == "preamble":
+            if body.strip(" \t\r\n"):
+                yield bad_record(f"line:{start}", "text before the first record separator", body)
+            continue
+        head, _, rest = body.partition("\n")
         if head == "Settings:":
-            parsed = _request(body)
+            parsed = _request(rest)
             if parsed is None:
-                yield bad_record(f"line:{start}", "Settings: write with no # rule (cut off mid-write)", "\n".join(body))
+                yield bad_record(f"line:{start}", "Settings: write with no # rule (cut off mid-write)", body)
                 continue
             if request is not None:
                 yield from _request_rows(request, None, moment)
-            settings, prompt = parsed
-            new_model = settings.get("model")
+            new_model, prompt = parsed
             if new_model and new_model != model:
                 label = f"model: {new_model}" if model is None else f"model: {model} -> {new_model}"
                 yield Draft("system", label, f"line:{start}", model=new_model, **moment)
                 model = new_model
             request = (start, prompt, new_model or "")
         elif head == "Completion:":
-            reply = "\n".join(body[1:]).strip("\n")
-            yield from _request_rows(request, (start, reply), moment)
+            yield from _request_rows(request, (start, rest.strip("\n")), moment)
             request = None
         else:
-            yield bad_record(f"line:{start}", "a write that starts with neither Settings: nor Completion:",
-                             "\n".join(body))
+            yield bad_record(f"line:{start}", "a write that starts with neither Settings: nor Completion:", body)
     if request is not None:
         yield from _request_rows(request, None, moment)
 
 
-def _log_records(lines: list[str]) -> tuple[list[tuple[int, list[str]]], tuple[int, list[str]] | None]:
-    """Records after each pair of separator lines, with the line number of their first line."""
-    records: list[tuple[int, list[str]]] = []
-    preamble: list[str] = []
-    current: list[str] | None = None
-    index = 0
-    while index < len(lines):
-        if lines[index] == SEPARATOR and index + 1 < len(lines) and lines[index + 1] == SEPARATOR:
-            current = []
-            records.append((index + 3, current))
-            index += 2
+def _lines(text: str) -> Iterator[tuple[int, int, int]]:
+    """(number, start, end) of each line of ``text`` split at newlines (the last one may be empty)."""
+    number, start = 1, 0
+    while True:
+        end = text.find("\n", start)
+        if end < 0:
+            yield number, start, len(text)
+            return
+        yield number, start, end
+        number, start = number + 1, end + 1
+
+
+def _log_records(text: str) -> Iterator[tuple[str, int, str]]:
+    """(``preamble`` or ``record``, first line number, text) of each write between separator pairs.
+
+    A write starts after two separator lines in a row; the text before the first pair is
+    the preamble. Only where the current write starts and ends is held, never its lines.
+    """
+    kind, number, span = "preamble", 1, None  # span: (start, end) of the lines taken so far
+    pending = None  # a separator line that may be the first of a pair: (start, end)
+    for line, start, end in _lines(text):
+        separator = end - start == len(SEPARATOR) and text.startswith(SEPARATOR, start)
+        if pending is not None and separator:  # a pair: the write before it ends, the next starts after it
+            if kind == "record" or span is not None:
+                yield kind, number, text[span[0]:span[1]] if span else ""
+            kind, number, span, pending = "record", line + 1, None, None
             continue
-        (preamble if current is None else current).append(lines[index])
-        index += 1
-    return records, ((1, preamble) if preamble else None)
-
-
-def _request(body: list[str]) -> tuple[dict, str] | None:
-    settings: dict[str, str] = {}
-    for position, line in enumerate(body[1:], start=1):
-        if line == RULE:
-            return settings, "\n".join(body[position + 1:]).strip("\n")
-        key, separator, value = line.partition(": ")
+        if pending is not None:  # a lone separator line is text of the write
+            span = (span[0] if span else pending[0], pending[1])
+            pending = None
         if separator:
-            settings[key.strip()] = value.strip()
+            pending = (start, end)
+            continue
+        span = (span[0] if span else start, end)
+    if pending is not None:
+        span = (span[0] if span else pending[0], pending[1])
+    if kind == "record" or span is not None:
+        yield kind, number, text[span[0]:span[1]] if span else ""
+
+
+def _request(rest: str) -> tuple[str | None, str] | None:
+    """(model, prompt) of a Settings: write's text after its first line; None without the ``#`` rule.
+
+    The settings are ``key: value`` lines up to the rule; only ``model`` is used, so only it is kept.
+    """
+    model, start = None, 0
+    while start <= len(rest):
+        end = rest.find("\n", start)
+        end = len(rest) if end < 0 else end
+        line = rest[start:end]
+        if line == RULE:
+            return model, rest[end + 1:].strip("\n")
+        key, separator, value = line.partition(": ")
+        if separator and key.strip() == "model":
+            model = value.strip()
+        start = end + 1
     return None
 
 

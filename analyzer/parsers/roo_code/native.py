@@ -25,8 +25,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from aitrail.analyzer.formats.calls import CallLedger
-from aitrail.analyzer.formats.cline_tasks import block_text, classify_user_block, permission_decision
+from aitrail.analyzer.formats.call_budget import BoundedLedger
+from aitrail.analyzer.formats.cline_results import block_text, classify_user_block, permission_decision
 from aitrail.analyzer.formats.decode import decode_json
 from aitrail.analyzer.formats.idioms import setting_value
 from aitrail.analyzer.formats.text import image_placeholder, is_image_block
@@ -104,7 +104,8 @@ class RooReader:
 
     def __init__(self, messages: list) -> None:
         self.native = is_native(messages)
-        self.calls = CallLedger()  # native calls, joined by id anywhere later in the file
+        self.calls = BoundedLedger()  # native calls, joined by id anywhere later in the file (MAX_CALL_IDS)
+        # at most one id per message, the very strings the decoded document holds: bounded by the document
         self.summaries = _ids(messages, "isSummary", "condenseId")
         self.markers = _ids(messages, "isTruncationMarker", "truncationId")
 
@@ -135,8 +136,9 @@ class RooReader:
             yield row
 
     def finish(self) -> Iterator[Draft]:
-        """A ``no result recorded`` row per native call never answered."""
+        """A ``no result recorded`` row per native call never answered; the ``parser:`` row of a file past the limit."""
         yield from self.calls.orphans()
+        yield from self.calls.over_limit_rows()
 
     def _mark(self, message: dict) -> str:
         if _text_field(message, "condenseParent") in self.summaries:

@@ -184,3 +184,108 @@ def test_a_hostile_partial_flag_or_kind_never_raises():
           {"ts": True, "type": "say", "say": "text", "text": "y", "partial": True}]
     found = rows({UI: ui}, UI)  # only a JSON true marks an event partial
     assert [row.text for row in found] == ["partial: ui say ['text']: x", "ui ask {'k': 1}: ", "partial: y"]
+
+
+# -- what the walk holds, and how long it takes (docs/timeline.md, Limits of parsing) -----------------------
+
+
+def test_a_user_messages_rows_are_written_as_its_blocks_are_read():
+    """Nothing is held back: a block changed after the first row was taken shows in the next row."""
+    from aitrail.analyzer.formats.cline_tasks import api_rows
+
+    messages = [{"role": "user", "content": [{"type": "text", "text": "<environment_details>"},
+                                             {"type": "text", "text": "first"}], "ts": 1759400100000}]
+    walk = api_rows(messages, FLAVOUR, {}, {})
+    assert next(walk).text == "<environment_details>"
+    messages[0]["content"][1] = {"type": "text", "text": "changed before it was read"}
+    assert [row.text for row in walk] == ["changed before it was read"]
+
+
+def test_a_note_turns_the_denial_of_the_last_result_only_whatever_comes_between():
+    note = "The user provided the following feedback:\n<feedback>\nnot that\n</feedback>"
+    denied = "[execute_command for 'rm'] Result:\nThe user denied this operation."
+    calls = "<execute_command>\n<command>rm</command>\n</execute_command>" * 2
+    apart = rows({API: [assistant(calls), user(denied, "<environment_details>\nx", "[TASK RESUMPTION]", note)]}, API)
+    assert [row.text for row in apart if row.text.startswith("permission")] == [
+        "permission decision: denied with feedback"]
+    later = rows({API: [assistant(calls), user(denied, "[execute_command for 'rm'] Result:\nran", note)]}, API)
+    assert [(row.text, row.tool_use_id) for row in later if row.text.startswith("permission")] == [
+        ("permission decision: denied", "0"), ("permission decision: approved with feedback", "0.2")]
+
+
+def test_result_headers_that_never_close_are_read_in_linear_time():
+    """``[`` and a long tool name took time quadratic in the name (20,000 characters 2.7 s; 50,000 about 17 s)."""
+    import time
+
+    from aitrail.analyzer.formats.cline_results import classify_user_block
+
+    started = time.process_time()
+    for text in ("[" + "a" * 50_000, "Tool [" + "b" * 50_000, "Skipping tool " + "c" * 50_000 + " x"):
+        assert classify_user_block(text).kind == "user"
+    assert time.process_time() - started < 5
+    assert classify_user_block("[read_file for 'a] Result:'] Result:\nout").text == "out"
+    assert classify_user_block("Tool [x_y] skipped due to user rejecting a previous tool").tool_name == "x_y"
+
+
+def test_assistant_text_is_split_one_segment_at_a_time():
+    """Two hundred thousand calls in one text block were a list of every segment before the first row."""
+    import itertools
+    import tracemalloc
+
+    from aitrail.analyzer.formats.cline_tasks import split_assistant_text
+
+    text = "<read_file>\n<path>a</path>\n</read_file>" * 200_000
+    tracemalloc.start()
+    try:
+        first = list(itertools.islice(split_assistant_text(text, ("read_file",)), 3))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert [segment.tool_name for segment in first] == ["read_file"] * 3 and peak < 1_000_000
+
+
+def test_whitespace_is_collapsed_a_piece_at_a_time_as_split_would(monkeypatch):
+    import random
+    import tracemalloc
+
+    from aitrail.analyzer.formats import cline_ui
+
+    words = "ab " * (4 * 1024 * 1024 // 3)
+    tracemalloc.start()
+    try:
+        assert cline_ui.collapsed(words) == words.strip()
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 3 * len(words)  # split() made an object of every word: about 21 times the text
+    monkeypatch.setattr(cline_ui, "COLLAPSE_CHUNK", 5)
+    pieces = ["a", "bc", " ", "  ", "\n", "\t", "\u00a0", "\u2028", "\u3000", "d\r"]
+    generator = random.Random(7)
+    for _ in range(3000):
+        sample = "".join(generator.choice(pieces) for _ in range(generator.randrange(40)))
+        assert cline_ui.collapsed(sample) == " ".join(sample.split()), repr(sample)
+
+
+def test_beside_the_api_history_its_rows_are_streamed_not_collected():
+    """Only the ui file's own row keys are held: an API history of many distinct texts adds nothing held."""
+    import tracemalloc
+
+    unique = TaskFlavour(tool_names=(), columns=FLAVOUR.columns, ui_beside_api="unique")
+    ui = [{"ts": 1, "type": "say", "say": "error", "text": "quota"}]
+
+    def peak(texts: list[str]) -> int:
+        history = [assistant(text) for text in texts]
+        files = {("fork.tasks", API): json.dumps(history).encode(), ("fork.tasks", UI): json.dumps(ui).encode()}
+        ctx = context(files, UI)
+        ctx.bundle.iter_bytes = lambda source: iter([ctx.bundle.read(source)])  # not the fake's 7-byte chunks
+        tracemalloc.start()
+        try:
+            assert [row.text for row in read_task_file(ctx, unique)] == ["ui say error: quota"]
+            return tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+
+    size = 150 * 20_000
+    distinct = peak([f"{number:06d} " + "x" * 19_993 for number in range(150)])
+    alike = peak(["000000 " + "x" * 19_993] * 150)
+    assert distinct - alike < size // 4  # the keys of every API row held the whole text again

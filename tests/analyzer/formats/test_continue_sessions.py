@@ -261,3 +261,21 @@ def test_a_state_output_result_stands_right_after_its_call():
     first = calling(output=[{"content": "x = 1"}])
     found = session_rows(session([first, message("assistant", "a.py sets x")]))
     assert [row.turn_type for row in found] == ["tool_use", "tool_result", "assistant"]
+
+
+def test_a_prompt_of_many_role_tags_is_scanned_not_split_into_a_list():
+    """``re.split`` made two strings and a tuple a tag: the last blocks are found holding two places."""
+    import tracemalloc
+
+    from aitrail.analyzer.formats.continue_prompts import last_user_block, role_blocks
+
+    prompt = "<user>\nx\n" * 200_000 + "<assistant>\nok\n"
+    tracemalloc.start()
+    try:
+        blocks = role_blocks(prompt)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert (blocks.last_role, blocks.last_text, blocks.last_user) == ("assistant", "ok", "x") and peak < 100_000
+    assert last_user_block("  \n<system>\nbe brief\n<user>\nwhy\n\n<user>\nreally?\n") == "really?"
+    assert role_blocks("text first\n<user>\nwhy") is None and role_blocks("no tags") is None
