@@ -36,27 +36,48 @@ microsoft/vscode@047238f9 .../chat/common/model/chatSessionStore.ts (readSession
 @03d43368 .../model/chatSessionOperationLog.ts, @c3c6e234 .../chatService/chatService.ts (ToolConfirmKind);
 microsoft/vscode-copilot-chat@31acd00a src/extension/prompt/common/conversation.ts:L348-404,
 src/extension/prompt/common/intents.ts:L21-49, src/extension/intents/node/toolCallingLoop.ts:L1361.
-A workspaceStorage folder's project: formats/vscode_workspace.py.
+A workspaceStorage folder's project: formats/vscode_workspace.py. The normalised types and the
+joins between them: formats/vscode_chat_model.py.
+
+What a session is read into has a budget, MAX_SESSION_ITEMS objects (requests,
+response parts, tool rounds, calls, results) per session or per
+``interactive.sessions`` array: the object they come from is within decode's
+or the mutation log's limit, but a part costs 160 to 660 bytes here (measured),
+up to 2.5 times what those limits estimate for its text. Past it the items are
+counted, not read, and one ``parser:`` row in the session's problems says so.
 """
 
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from aitrail.analyzer.formats.decode import decode_json
 from aitrail.analyzer.formats.mutation_log import Replay
-from aitrail.analyzer.rows import ns_from_ms
+from aitrail.analyzer.formats.vscode_chat_model import (  # the types, re-exported: parsers import them from here
+    IGNORED_PARTS,
+    ChatRequest,
+    ChatSession,
+    Confirmation,
+    ResponsePart,
+    ToolCall,
+    ToolInvocation,
+    ToolRound,
+    base_call_id,
+    same_name,
+)
+from aitrail.analyzer.rows import Draft, ns_from_ms
+
+__all__ = ["IGNORED_PARTS", "ChatRequest", "ChatSession", "Confirmation", "IndexEntry", "ResponsePart", "ToolCall",
+           "ToolInvocation", "ToolRound", "base_call_id", "choose_session_files", "json_pointer",
+           "normalise_session", "same_name", "session_from_document", "session_from_log", "session_index",
+           "sessions_from_array"]
 
 Locate = Callable[..., str]  # path parts -> locator
-_SUFFIX = re.compile(r"__vscode-\d+$")
-# parts that only decorate the text around them (a link, a code block's file, an edit checkpoint):
-# they neither separate markdown blocks nor are rows of their own
-IGNORED_PARTS = frozenset({"inlineReference", "codeblockUri", "undoStop", "prepareToolInvocation",
-                           "progressMessage", "progressTaskSerialized", "mcpServersStarting",
-                           "clearToPreviousToolInvocation", "markdownVuln", "treeData"})
+# Objects a session is read into (each request, response part, tool round, call and result is one):
+# 300,000 costs 50 to 200 MB. A long real session has a thousand requests of tens of parts each.
+MAX_SESSION_ITEMS = 300_000
 CONFIRM_KINDS = {0: "denied", 1: "not needed", 2: "setting", 3: "tool scope", 4: "user", 5: "skipped"}
 
 
@@ -69,14 +90,28 @@ def _document_locator(*parts: object) -> str:
     return json_pointer(*parts) if parts else "file"
 
 
-def base_call_id(call_id: str) -> str:
-    """The model's tool-call id without Copilot's ``__vscode-<n>`` suffix (the id VS Code's parts carry)."""
-    return _SUFFIX.sub("", call_id)
+class ReadBudget:
+    """MAX_SESSION_ITEMS for one session (or one array of them): items taken, then items counted."""
 
+    def __init__(self) -> None:
+        self.taken = 0
+        self.over_at = ""  # the locator of the first item not read
+        self.counted = 0  # items from there on, counted, not read
 
-def same_name(call_name: str, tool_id: str) -> bool:
-    """Whether a round's call and an invocation part name the same tool: equal, or one names none."""
-    return not call_name or not tool_id or call_name == tool_id
+    def take(self, locate: Locate, *path: object) -> bool:
+        """Whether the item at ``path`` may be read; past the budget it is counted instead."""
+        if self.taken < MAX_SESSION_ITEMS:
+            self.taken += 1
+            return True
+        self.over_at = self.over_at or locate(*path)
+        self.counted += 1
+        return False
+
+    def row(self) -> Draft:
+        """The ``parser:`` row of a budget passed (call only when ``over_at`` is set)."""
+        return Draft("system", f"parser: session over the limit ({MAX_SESSION_ITEMS} requests, response parts, tool "
+                               f"rounds, calls and results read); {self.counted} more from here on were counted, not "
+                               "read", self.over_at, timestamp_source="none")
 
 
 def _text(value: object) -> str:
@@ -102,186 +137,6 @@ def _joined(value: object) -> str:
 
 def _compact(value: object) -> str:
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-
-
-@dataclass
-class Confirmation:
-    """How a tool call was confirmed: ``kind`` approved/denied (boolean era) or a ToolConfirmKind name."""
-
-    kind: str
-    detail: str = ""  # the setting id (kind "setting") or scope (kind "tool scope")
-    locator: str = ""
-
-
-@dataclass
-class ToolInvocation:
-    """A ``toolInvocationSerialized`` response part."""
-
-    tool_call_id: str
-    tool_id: str
-    message: str
-    input: str
-    output: str
-    is_error: bool
-    is_complete: bool
-    confirmation: Confirmation | None
-    locator: str
-
-
-@dataclass
-class ToolCall:
-    """One call the model made, from ``result.metadata.toolCallRounds[].toolCalls[]``."""
-
-    id: str
-    name: str
-    arguments: str
-    round_index: int
-    locator: str
-
-    @property
-    def base_id(self) -> str:
-        """The id without ``__vscode-<n>``."""
-        return base_call_id(self.id)
-
-
-@dataclass
-class ToolRound:
-    """One model call: the text it produced, its calls, its thinking, its start time."""
-
-    id: str
-    response: str
-    thinking: str
-    timestamp_ns: int | None
-    calls: list[ToolCall]
-    locator: str
-
-
-@dataclass
-class ResponsePart:
-    """A response part in display order: kind ``markdown``, ``thinking``, ``tool`` or the part's own kind."""
-
-    kind: str
-    text: str
-    locator: str
-
-
-@dataclass
-class ChatRequest:
-    """One user turn and its response."""
-
-    index: int
-    request_id: str
-    text: str
-    timestamp_ns: int | None
-    model_id: str
-    resolved_model: str
-    agent_id: str
-    parts: list[ResponsePart]
-    invocations: list[ToolInvocation]
-    rounds: list[ToolRound]
-    tool_results: dict[str, tuple[str, str]]  # call id as the model gave it -> (result text, locator)
-    state: int | None  # modelState.value (gen C) or 2 for isCanceled
-    completed_ns: int | None
-    locator: str
-    text_locator: str
-    model_locator: str = ""
-    elapsed_ms: int | None = None  # result.timings.totalElapsed: the response's duration
-
-    @property
-    def finished_ns(self) -> int | None:
-        """When the response ended: ``modelState.completedAt``, else the request's time plus ``totalElapsed``."""
-        if self.completed_ns is not None:
-            return self.completed_ns
-        if self.timestamp_ns is not None and self.elapsed_ms is not None:
-            return self.timestamp_ns + self.elapsed_ms * 1_000_000
-        return None
-
-    @property
-    def markdown(self) -> str:
-        """The assistant text of the whole response, one text for all its markdown parts.
-
-        Adjacent markdown parts are one block streamed in pieces and are joined as
-        they are; blocks that other parts (a tool call, thinking) separate are
-        joined by a blank line, as the chat view shows them apart.
-        """
-        blocks: list[list[str]] = []
-        joined = False  # the last part that counts was markdown: this one continues its block
-        for part in self.parts:
-            if part.kind == "markdown":
-                if joined:
-                    blocks[-1].append(part.text)
-                else:
-                    blocks.append([part.text])
-                joined = True
-            elif part.kind not in IGNORED_PARTS:
-                joined = False
-        texts = ("".join(block).strip() for block in blocks)
-        return "\n\n".join(text for text in texts if text)
-
-    def result_for(self, call: ToolCall) -> tuple[str, str] | None:
-        """The (text, locator) of ``toolCallResults`` for ``call``, by its full or its base id."""
-        return self.tool_results.get(call.id) or self.tool_results.get(call.base_id)
-
-    def calls(self, same_tool: Callable[[str, str], bool] = same_name,
-              ) -> list[tuple[ToolCall, ToolInvocation | None, tuple[str, str] | None]]:
-        """Every model call of the request with its response part and its result, in round order.
-
-        Parts are joined by id (the call's id without ``__vscode-<n>``); a call no id joins
-        (no id in its round entry, or parts with ids of their own) takes the n-th part as the
-        n-th call when ``_by_position`` trusts the order, and a call with no id its result by
-        that part's ``toolCallId``. ``same_tool(call name, part toolId)`` says whether two
-        names are one tool (the parser knows its tools' two names).
-        """
-        calls = [call for round_ in self.rounds for call in round_.calls]
-        by_id = {invocation.tool_call_id: invocation for invocation in self.invocations if invocation.tool_call_id}
-        joined = [by_id.get(call.base_id) or by_id.get(call.id) for call in calls]
-        placed = self._by_position(calls, joined, same_tool)
-        by_base: dict[str, tuple[str, str]] = {}  # results by the id without __vscode-<n>
-        for key, value in self.tool_results.items():
-            by_base.setdefault(base_call_id(key), value)
-        paired = []
-        for call, by_key, by_place in zip(calls, joined, placed, strict=True):
-            part = by_key or by_place
-            part_id = part.tool_call_id if part is not None else ""
-            result = self.result_for(call) if call.id else by_base.get(part_id) if part_id else None
-            paired.append((call, part, result))
-        return paired
-
-    def _by_position(self, calls: list[ToolCall], joined: list[ToolInvocation | None],
-                     same_tool: Callable[[str, str], bool]) -> list[ToolInvocation | None]:
-        """The n-th part for each call no id joined, or None for every call when the order is not trusted.
-
-        Trusted when there are as many parts as calls, each id-joined pair sits at one
-        position, and every other pair's names agree where both name one: a missing part
-        or an extra call shifts every pair after it, so one disagreement pairs none.
-        """
-        unpaired: list[ToolInvocation | None] = [None] * len(calls)
-        if len(calls) != len(self.invocations) or all(part is not None for part in joined):
-            return unpaired
-        taken = {id(part) for part in joined if part is not None}
-        for call, by_key, part in zip(calls, joined, self.invocations, strict=True):
-            if by_key is not None and by_key is not part:
-                return unpaired
-            if by_key is None and (id(part) in taken or not same_tool(call.name, part.tool_id)):
-                return unpaired
-        return [part if by_key is None else None for by_key, part in zip(joined, self.invocations, strict=True)]
-
-
-@dataclass
-class ChatSession:
-    """A normalised chat session of any generation."""
-
-    session_id: str
-    version: int
-    generation: str  # "A", "B" or "C"
-    title: str
-    creation_ns: int | None
-    last_message_ns: int | None
-    initial_location: str
-    requester: str
-    requests: list[ChatRequest] = field(default_factory=list)
-    problems: list = field(default_factory=list)  # Drafts: replay lines not applied, records not understood
-    locator: str = ""
 
 
 def _confirmation(value: object, locator: str) -> Confirmation | None:
@@ -341,12 +196,15 @@ def _invocation(part: dict, locate: Locate, path: tuple) -> ToolInvocation:
                           _confirmation(part.get("isConfirmed"), locate(*path, "isConfirmed")), locate(*path))
 
 
-def _parts(response: object, locate: Locate, path: tuple) -> tuple[list[ResponsePart], list[ToolInvocation]]:
+def _parts(response: object, locate: Locate, path: tuple,
+           budget: ReadBudget) -> tuple[list[ResponsePart], list[ToolInvocation]]:
     if isinstance(response, str):  # legacy: one string for the whole response
-        return [ResponsePart("markdown", response, locate(*path))], []
+        return ([ResponsePart("markdown", response, locate(*path))] if budget.take(locate, *path) else []), []
     parts, invocations = [], []
     for index, part in enumerate(response if isinstance(response, list) else ()):
         where = path + (index,)
+        if not budget.take(locate, *where):
+            continue
         if isinstance(part, str) or (isinstance(part, dict) and "kind" not in part and "value" in part):
             parts.append(ResponsePart("markdown", _text(part), locate(*where)))
         elif isinstance(part, dict) and part.get("kind") == "thinking":
@@ -359,15 +217,16 @@ def _parts(response: object, locate: Locate, path: tuple) -> tuple[list[Response
     return parts, invocations
 
 
-def _rounds(metadata: dict, locate: Locate, path: tuple) -> list[ToolRound]:
+def _rounds(metadata: dict, locate: Locate, path: tuple, budget: ReadBudget) -> list[ToolRound]:
     rounds = []
     for index, round_ in enumerate(_list(metadata.get("toolCallRounds"))):
-        if not isinstance(round_, dict):
-            continue
         where = path + ("toolCallRounds", index)
+        if not isinstance(round_, dict) or not budget.take(locate, *where):
+            continue
         calls = [ToolCall(_text(call.get("id")), _text(call.get("name")), _compact(call.get("arguments", "")), index,
                           locate(*where, "toolCalls", position))
-                 for position, call in enumerate(_list(round_.get("toolCalls"))) if isinstance(call, dict)]
+                 for position, call in enumerate(_list(round_.get("toolCalls")))
+                 if isinstance(call, dict) and budget.take(locate, *where, "toolCalls", position)]
         thinking = round_.get("thinking")
         thinking = thinking.get("text") if isinstance(thinking, dict) else thinking
         rounds.append(ToolRound(_text(round_.get("id")), _text(round_.get("response")), _joined(thinking),
@@ -375,10 +234,12 @@ def _rounds(metadata: dict, locate: Locate, path: tuple) -> list[ToolRound]:
     return rounds
 
 
-def _tool_results(metadata: dict, locate: Locate, path: tuple) -> dict[str, tuple[str, str]]:
+def _tool_results(metadata: dict, locate: Locate, path: tuple, budget: ReadBudget) -> dict[str, tuple[str, str]]:
     results = metadata.get("toolCallResults")
     out = {}
     for call_id, result in (results.items() if isinstance(results, dict) else ()):
+        if not budget.take(locate, *path, "toolCallResults", call_id):
+            continue
         content = result.get("content") if isinstance(result, dict) else None
         texts = [_compact(item.get("value")) if isinstance(item, dict) and "value" in item else _compact(item)
                  for item in (content if isinstance(content, list) else ())]
@@ -393,7 +254,7 @@ def _state(request: dict) -> tuple[int | None, int | None]:
     return (2 if request.get("isCanceled") is True else None), None
 
 
-def _request(request: dict, index: int, locate: Locate) -> ChatRequest:
+def _request(request: dict, index: int, locate: Locate, budget: ReadBudget) -> ChatRequest:
     path = ("requests", index)
     message = request.get("message")
     text = message if isinstance(message, str) else _text(message.get("text")) if isinstance(message, dict) else ""
@@ -402,7 +263,7 @@ def _request(request: dict, index: int, locate: Locate) -> ChatRequest:
     metadata = result.get("metadata") if isinstance(result, dict) else None
     metadata = metadata if isinstance(metadata, dict) else {}
     meta_path = path + ("result", "metadata")
-    parts, invocations = _parts(request.get("response"), locate, path + ("response",))
+    parts, invocations = _parts(request.get("response"), locate, path + ("response",), budget)
     agent = request.get("agent")
     state, completed = _state(request)
     timings = result.get("timings") if isinstance(result, dict) else None
@@ -411,24 +272,31 @@ def _request(request: dict, index: int, locate: Locate) -> ChatRequest:
     return ChatRequest(index, _text(request.get("requestId")), text, ns_from_ms(request.get("timestamp")),
                        _text(request.get("modelId")), _text(metadata.get("resolvedModel")),
                        _text(agent.get("id")) if isinstance(agent, dict) else "", parts, invocations,
-                       _rounds(metadata, locate, meta_path), _tool_results(metadata, locate, meta_path),
+                       _rounds(metadata, locate, meta_path, budget), _tool_results(metadata, locate, meta_path, budget),
                        state, completed, locate(*path), locate(*text_path), locate(*path, "modelId"), elapsed)
 
 
-def normalise_session(data: dict, generation: str, locate: Locate) -> ChatSession:
-    """A session object of any version as a ChatSession; ``locate(*path)`` spells each value's locator."""
+def normalise_session(data: dict, generation: str, locate: Locate, budget: ReadBudget | None = None) -> ChatSession:
+    """A session object of any version as a ChatSession; ``locate(*path)`` spells each value's locator.
+
+    Within ``budget`` (default: one of its own, whose ``parser:`` row, if passed, ends the
+    session's problems; a caller that shares one across sessions adds that row itself).
+    """
+    own = budget is None
+    budget = ReadBudget() if budget is None else budget
     version = data.get("version") if isinstance(data.get("version"), int) else 1
     title = _text(data.get("customTitle")) or _text(data.get("computedTitle"))
     creation = ns_from_ms(data.get("creationDate"))
-    requests = [_request(request, index, locate)
-                for index, request in enumerate(_list(data.get("requests"))) if isinstance(request, dict)]
+    requests = [_request(request, index, locate, budget)
+                for index, request in enumerate(_list(data.get("requests")))
+                if isinstance(request, dict) and budget.take(locate, "requests", index)]
     last = ns_from_ms(data.get("lastMessageDate"))
     if last is None:  # v1 and gen C: the newest request, else the creation
         times = [moment for request in requests for moment in (request.completed_ns, request.timestamp_ns) if moment]
         last = max(times, default=creation)
     return ChatSession(_text(data.get("sessionId")), version, generation, title, creation, last,
                        _text(data.get("initialLocation")), _text(data.get("requesterUsername")), requests,
-                       locator=locate())
+                       problems=[budget.row()] if own and budget.over_at else [], locator=locate())
 
 
 def session_from_document(data: bytes) -> tuple[ChatSession | None, str]:
@@ -451,18 +319,25 @@ def session_from_log(replay: Replay) -> ChatSession | None:
     if not isinstance(replay.value, dict):
         return None
     session = normalise_session(replay.value, "C", replay.locator)
-    session.problems = list(replay.problems)
+    session.problems = [*replay.problems, *session.problems]
     return session
 
 
 def sessions_from_array(value: object, row_locator: str) -> list[ChatSession]:
-    """Gen A: the ``interactive.sessions`` array; locators ``<row_locator>/<i>/…`` (e.g. ``sqlite:ItemTable:7``)."""
-    sessions = []
+    """Gen A: the ``interactive.sessions`` array; locators ``<row_locator>/<i>/…`` (e.g. ``sqlite:ItemTable:7``).
+
+    One ReadBudget for the whole array; its ``parser:`` row, if passed, goes to the session where it was.
+    """
+    sessions: list[ChatSession] = []
+    budget, reached_in = ReadBudget(), None
     for index, item in enumerate(value if isinstance(value, list) else ()):
         if isinstance(item, dict):
             def locate(*path: object, _index: int = index) -> str:
                 return row_locator + json_pointer(_index, *path)[len("json:"):]
-            sessions.append(normalise_session(item, "A", locate))
+            sessions.append(normalise_session(item, "A", locate, budget))
+            reached_in = reached_in or (sessions[-1] if budget.over_at else None)
+    if reached_in is not None:
+        reached_in.problems.append(budget.row())
     return sessions
 
 

@@ -184,7 +184,7 @@ def _prefix_end(prefix: str) -> str:
 
 
 def scan_prefix(connection: sqlite3.Connection, prefix: str, table: str = ITEM_TABLE,
-                keys_only: bool = False) -> Iterator[KeyRow]:
+                keys_only: bool = False, after: str | None = None) -> Iterator[KeyRow]:
     """Every row whose key starts with ``prefix``, found through the key's index, in key order.
 
     ``rows_by_prefix`` reads the whole table; this one asks the UNIQUE index for
@@ -192,7 +192,9 @@ def scan_prefix(connection: sqlite3.Connection, prefix: str, table: str = ITEM_T
     costs what they hold, not the table (one range per composer keeps a whole
     database linear). The exact byte match still applies. A key stored as a BLOB
     rather than text lies outside a text range: only the whole-table functions
-    see it. ``keys_only`` fetches no value (``value`` is then ``b""``).
+    see it. ``keys_only`` fetches no value (``value`` is then ``b""``); ``after``
+    starts the range past that key (the rest of a range read in part, in the
+    order and collation SQLite gave it).
 
     Raises:
         sqlite_safe.QueryAborted: the query ran out of budget or heap (the message names the prefix).
@@ -201,11 +203,30 @@ def scan_prefix(connection: sqlite3.Connection, prefix: str, table: str = ITEM_T
         yield from rows_by_prefix(connection, prefix, table)
         return
     encoded, end = prefix.encode("utf-8"), _prefix_end(prefix)
-    bounds = ("key >= ? AND key < ?", (prefix, end)) if end else ("key >= ?", (prefix,))
+    low = ("key > ?", after) if after is not None else ("key >= ?", prefix)
+    bounds = (f"{low[0]} AND key < ?", (low[1], end)) if end else (low[0], (low[1],))
     where = f"{bounds[0]} AND substr(CAST(key AS BLOB), 1, ?) = ?"
     columns = ("key",) if keys_only else ("key", "value")
     yield from _stream(connection, table, f"{table} rows {prefix!r}*", where,
                        (*bounds[1], len(encoded), encoded), prefix, columns)
+
+
+def row_at_key(connection: sqlite3.Connection, key: str, table: str = ITEM_TABLE,
+               keys_only: bool = False) -> KeyRow | None:
+    """The row whose key is exactly ``key`` (its bytes), found through the key's index; None if there is none.
+
+    ``rows_by_key`` compares bytes over the whole table; this one asks the index
+    first (``key = ?``), so a lookup costs one probe, not a scan of every key that
+    begins with ``key``. A key stored as a BLOB is not found, as in ``scan_prefix``.
+
+    Raises:
+        sqlite_safe.QueryAborted: the query ran out of budget or heap (the message names the key).
+    """
+    if key.startswith(SECRET_PREFIX):
+        return None
+    columns = ("key",) if keys_only else ("key", "value")
+    return next(_stream(connection, table, f"{table} row {key!r}", "key = ? AND CAST(key AS BLOB) = CAST(? AS BLOB)",
+                        (key, key), key, columns), None)
 
 
 def extension_row(connection: sqlite3.Connection, extension_id: str) -> KeyRow | None:

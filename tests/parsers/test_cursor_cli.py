@@ -402,3 +402,93 @@ def test_which_stores_record_results_is_the_catalogs_word_and_the_parsers():
                 "subagent_transcripts": transcript.JSONL_RECORDS_RESULTS,
                 "text_transcripts": transcript.TEXT_RECORDS_RESULTS, "chat_stores": chat_store.STORE_RECORDS_RESULTS}
     assert {store: stores[store] == "recorded" for store in recorded} == recorded
+
+
+# -- budgets: what one file may make the parser hold (docs/agents/cursor-cli.md, Limits) -----------------
+
+
+def test_a_text_block_over_its_budget_keeps_its_first_lines_and_counts_the_rest(monkeypatch):
+    from aitrail.analyzer.parsers.cursor_cli import transcript
+
+    monkeypatch.setattr(transcript, "BLOCK_BUDGET", 3 * (transcript.LINE_COST + 7))  # three lines of seven characters
+    text = b"user:\n" + b"".join(b"line %02d\n" % number for number in range(1, 11)) + b"assistant:\nDone.\n"
+    rows = text_rows(text)
+    assert [(row.turn_type, row.text, row.locator) for row in rows] == [
+        ("system", "context: line 01\nline 02\nline 03", "line:2"),
+        ("system", f"parser: block over the limit ({transcript.BLOCK_BUDGET} characters held, each line counting "
+                   "64 more); 7 lines from line 5 on were counted, not read: the block's row at line:2 holds the text "
+                   "before them", "line:5"),
+        ("assistant", "Done.", "line:13")]
+    assert rows[1].timestamp_source == "none" and rows[1].session_id == SESSION
+
+
+def test_a_store_over_its_blob_id_budget_reads_the_first_blobs_and_names_the_rest(tmp_path, monkeypatch):
+    from aitrail.analyzer.parsers.cursor_cli import chat_store
+
+    first = json.dumps({"role": "user", "content": "first"}).encode()
+    second = json.dumps({"role": "assistant", "content": "second"}).encode()
+    third = json.dumps({"role": "assistant", "content": "third"}).encode()
+    root = node(first, second)
+    meta = {"agentId": SESSION, "latestRootBlobId": hashlib.sha256(root).hexdigest(), "createdAt": 1_764_000_000_000}
+    connection = sqlite3.connect(tmp_path / "plain.db")  # no index on id: the blobs are read in rowid order
+    connection.execute("CREATE TABLE meta (key TEXT, value TEXT)")
+    connection.execute("CREATE TABLE blobs (id TEXT, data BLOB)")
+    connection.execute("INSERT INTO meta VALUES ('0', ?)", (json.dumps(meta).encode().hex(),))
+    connection.executemany("INSERT INTO blobs VALUES (?, ?)",
+                           [(hashlib.sha256(blob).hexdigest(), blob) for blob in (root, first, second, third)])
+    connection.commit()
+    connection.close()
+    data = (tmp_path / "plain.db").read_bytes()
+    monkeypatch.setattr(chat_store, "BLOB_ID_BUDGET", 2 * (64 + chat_store.ID_COST))  # two ids: root and first
+    rows = store_rows(data)
+    texts = [row.text for row in rows]
+    assert f"parser: blob ids over the limit ({chat_store.BLOB_ID_BUDGET} bytes held, each id costing 120 more than " \
+           "its length); 2 blobs from this row on were counted, not read: a blob among them that the tree names is " \
+           "reported missing" in texts
+    assert [row.locator for row in rows if "blob ids over the limit" in row.text] == ["sqlite:blobs:3"]
+    assert [row.text for row in rows if row.turn_type == "user"] == ["first"]
+    assert any(f"blob {hashlib.sha256(second).hexdigest()} referenced here is not among the blobs read" in text
+               for text in texts)
+    assert not any("third" in text for text in texts)
+
+
+def test_a_tree_with_more_blobs_waiting_than_its_budget_stops_and_reads_the_rest_as_unreached(tmp_path, monkeypatch):
+    from aitrail.analyzer.parsers.cursor_cli import chat_store
+
+    messages = [json.dumps({"role": "user", "content": f"prompt {n}"}).encode() for n in range(3)]
+    root = node(*messages)
+    meta = {"agentId": SESSION, "latestRootBlobId": hashlib.sha256(root).hexdigest(), "createdAt": 1_764_000_000_000}
+    data = store_db(tmp_path, meta, [*messages, root])
+    monkeypatch.setattr(chat_store, "MAX_WAITING", 2)
+    rows = store_rows(data)
+    assert [row.text for row in rows if row.text.startswith("parser:")] == [
+        "parser: unparseable record (tree walk stopped: more than 2 blobs waiting to be walked; the blobs not "
+        "reached follow)"]
+    assert sorted(row.text for row in rows if "prompt" in row.text) == [
+        f"not in the latest tree (user): prompt {n}" for n in range(3)]
+
+
+def test_a_plan_over_its_front_matter_budget_keeps_the_first_entries_and_its_body(monkeypatch):
+    from aitrail.analyzer.parsers.cursor_cli import plans
+
+    monkeypatch.setattr(plans, "MAX_FRONT_ENTRIES", 4)
+    path = ".cursor/plans/p.plan.md"
+    data = (b"---\nname: P\ntodos:\n  - id: a\n    content: A\n  - id: b\n    content: B\n  - id: c\n"
+            b"overview: late\n---\nBody text.\n")
+    rows = drafts(FakeBundle({("cursor-cli.plans", path): data}), path, "cursor_cli.plan.v1")
+    assert [(row.text, row.locator) for row in rows] == [  # name, todos, the first todo's two lines: four entries
+        ("plan: P | ", "line:1"), ("task: A | id=a (plan P)", "line:4"),
+        ("parser: front matter over the limit (4 fields, todos, todo fields, block lines and problems held); 4 lines "
+         "from line 6 on were counted, not read", "line:6"),
+        ("Body text.", "line:11")]
+
+
+def test_a_transcript_over_the_call_id_budget_names_the_calls_it_did_not_hold(monkeypatch):
+    from aitrail.analyzer.formats import call_budget
+
+    monkeypatch.setattr(call_budget, "MAX_CALL_IDS", 2)
+    calls = [assistant({"type": "tool_use", "id": f"t{n}", "name": "Shell", "input": {}}) for n in range(4)]
+    rows = transcript_rows(jsonl(*calls))
+    assert [row.tool_use_id for row in rows if row.turn_type == "tool_use"] == ["t0", "t1", "t2", "t3"]
+    assert [(row.text.split(";")[0], row.locator) for row in rows if row.text.startswith("parser:")] == [
+        ("parser: tool calls over the limit (2 call ids held to pair calls with results)", "line:3/content/0")]

@@ -336,3 +336,114 @@ def test_bubbles_of_a_composer_whose_id_holds_a_colon_are_read_once():
                         ("cursorDiskKV", "bubbleId:a:b2", {"type": 1, "text": "composer a, deleted"})])
     assert [(row.session_id, row.text) for row in rows if row.turn_type == "user"] == [
         (odd, "once"), ("a", "composer a, deleted")]
+
+
+# -- budgets: what one database may make the parser hold (docs/agents/cursor-ide.md, Limits) -----------
+
+
+def with_headers(data: bytes, headers: list[tuple]) -> bytes:
+    """``data`` (a state.vscdb) with a composerHeaders table holding ``headers`` (composerId, createdAt, value)."""
+    handle, path = tempfile.mkstemp(suffix=".vscdb")
+    os.write(handle, data)
+    os.close(handle)
+    connection = sqlite3.connect(path)
+    connection.execute("CREATE TABLE composerHeaders (composerId TEXT PRIMARY KEY, createdAt INTEGER, value TEXT)")
+    connection.executemany("INSERT INTO composerHeaders VALUES (?, ?, ?)", headers)
+    connection.commit()
+    connection.close()
+    with open(path, "rb") as handle:
+        data = handle.read()
+    os.unlink(path)
+    return data
+
+
+def test_headers_over_their_budget_keep_the_first_and_name_the_rest(monkeypatch):
+    from aitrail.analyzer.parsers.cursor_ide import headers
+
+    data = with_headers(database([]), [(f"h{n}", 1764787200000, json.dumps({"name": f"Header {n}"}))
+                                       for n in range(1, 4)])
+    one = len("h1") + len("Header 1") + len("sqlite:composerHeaders:1") + headers.HEADER_COST
+    monkeypatch.setattr(headers, "HEADERS_BUDGET", one)
+    rows = drafts(FakeBundle({("cursor-ide.global_state", GLOBAL): data}), GLOBAL, "cursor_ide.state_vscdb.v1")
+    assert [(row.text, row.locator) for row in rows] == [
+        (f"parser: composerHeaders over the limit ({one} bytes of headers held, each costing 512 more than its "
+         "text); 2 rows from this one on were counted, not read: their names and folders are not shown",
+         "sqlite:composerHeaders:2"),
+        ("session: Header 1 (listed in composerHeaders; its composerData is not in the bundle)",
+         "sqlite:composerHeaders:1")]
+
+
+def recorded(monkeypatch, module, name: str) -> list:
+    """The instances of ``module.name`` made while a test runs."""
+    made = []
+    original = getattr(module, name)
+
+    class Recorded(original):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            made.append(self)
+
+    monkeypatch.setattr(module, name, Recorded)
+    return made
+
+
+def test_composer_ids_over_their_budget_are_looked_up_and_give_the_same_rows(monkeypatch):
+    from aitrail.analyzer.parsers.cursor_ide import composers, held
+
+    other = "c2"
+    rows = [composer(["b1"]), bubble("b1", {"type": 1, "text": "mine"}),
+            ("cursorDiskKV", f"composerData:{other}", {"composerId": other, "createdAt": 1764787200000}),
+            ("cursorDiskKV", f"bubbleId:{other}:x", {"type": 1, "text": "the other's"}),
+            ("cursorDiskKV", "bubbleId:gone:y", {"type": 1, "text": "deleted composer's"})]
+    whole = [(row.session_id, row.text, row.locator) for row in global_rows(rows)]
+    made = recorded(monkeypatch, composers, "KnownComposers")
+    monkeypatch.setattr(held, "KNOWN_BUDGET", len(COMPOSER) + held.ID_COST)  # one id held, the first in key order
+    assert [(row.session_id, row.text, row.locator) for row in global_rows(rows)] == whole
+    assert made[0].ids == {COMPOSER} and made[0].over  # c2 is looked up by key
+    assert [text for _, text, _ in whole if text.startswith("composer: no composerData")] == [
+        "composer: no composerData row; its bubbles remain"]
+
+
+def test_colon_ids_over_their_budget_are_named_and_their_bubbles_may_show_twice(monkeypatch):
+    from aitrail.analyzer.parsers.cursor_ide import held
+
+    rows = [("cursorDiskKV", f"composerData:a:{name}", {"composerId": f"a:{name}", "createdAt": 1764787200000})
+            for name in ("b", "c")]
+    rows += [("cursorDiskKV", f"bubbleId:a:{name}:z", {"type": 1, "text": f"to a:{name}"}) for name in ("b", "c")]
+    monkeypatch.setattr(held, "COLON_BUDGET", len("a:b") + 2 * held.PART_COST)  # a:b held, a:c not
+    drafts_ = global_rows(rows)
+    assert [(row.session_id, row.text) for row in drafts_ if row.turn_type == "user"] == [
+        ("a:b", "to a:b"), ("a:c", "to a:c"), ("a", "to a:c")]
+    assert [(row.text.split(";")[0], row.locator) for row in drafts_ if row.text.startswith("parser:")] == [
+        (f"parser: composer ids holding ':' over the limit ({held.COLON_BUDGET} bytes held, each id costing 300 more "
+         "per part)", "sqlite:cursorDiskKV:2")]
+
+
+def test_a_composer_over_the_key_budget_holds_its_first_keys_and_gives_the_same_rows(monkeypatch):
+    from aitrail.analyzer.parsers.cursor_ide import composers, held
+
+    rows = [composer(["b3", "b1", "b5", "b9"])] + [bubble(f"b{n}", {"type": 1, "text": f"text {n}"})
+                                                   for n in range(1, 7)]
+    whole = [(row.text, row.locator) for row in global_rows(rows)]
+    made = recorded(monkeypatch, composers, "ComposerBubbles")
+    monkeypatch.setattr(held, "KEYS_BUDGET", 2 * (len(f"bubbleId:{COMPOSER}:b1") + held.KEY_COST))
+    assert [(row.text, row.locator) for row in global_rows(rows)] == whole
+    assert [text for text, _ in whole if text.startswith(("text", "parser:"))] == [
+        "text 3", "text 1", "text 5", "parser: unparseable record (a listed bubble has no bubbleId row): b9",
+        "text 2", "text 4", "text 6"]
+    assert list(made[0].rows) == [f"bubbleId:{COMPOSER}:b1", f"bubbleId:{COMPOSER}:b2"]
+    assert made[0].after == f"bubbleId:{COMPOSER}:b2"
+
+
+def test_a_workspace_list_checked_against_global_ids_over_their_budget_says_so(monkeypatch):
+    from aitrail.analyzer.parsers.cursor_ide import held
+
+    files = workspace_bundle({"allComposers": [{"composerId": "gone", "name": "Old helper"}]})
+    files[("cursor-ide.global_state", GLOBAL)] = database([composer([])])
+    monkeypatch.setattr(held, "KNOWN_BUDGET", 10)  # not even one id
+    rows = drafts(FakeBundle(files), WORKSPACE + "state.vscdb", "cursor_ide.workspace_state.v1")
+    assert [row.text for row in rows] == [
+        "parser: composer ids of the global databases over the limit (10 bytes held, each id costing 100 more); a "
+        "listed composer not among them is given a session: row below, though its conversation may be in a global "
+        "database",
+        "session: Old helper (listed in the workspace's composer list; its composerData is not in the bundle)"]

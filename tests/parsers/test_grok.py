@@ -389,3 +389,78 @@ def test_an_image_part_is_a_placeholder_never_its_base64():
 def test_a_tool_use_line_whose_content_is_a_text_block_shows_the_text():
     rows = chat_rows(jsonl({"type": "tool_use", "content": [{"type": "text", "text": "running git log -3"}]}))
     assert [(row.turn_type, row.text) for row in rows] == [("tool_use", "running git log -3")]
+
+
+# -- budgets: what one file may make the parser hold (docs/agents/grok.md, Limits) --------------------
+
+
+def test_a_chat_over_the_call_id_budget_names_the_calls_it_did_not_hold(monkeypatch):
+    from aitrail.analyzer.formats import call_budget
+
+    monkeypatch.setattr(call_budget, "MAX_CALL_IDS", 1)
+    rows = chat_rows(jsonl({"type": "assistant", "tool_calls": [{"id": "c1", "function": {"name": "bash"}},
+                                                                 {"id": "c2", "function": {"name": "bash"}}]},
+                           {"type": "tool_result", "tool_call_id": "c1", "content": "ok"}))
+    assert [(row.text.split(";")[0], row.locator) for row in rows if row.text.startswith("parser:")] == [
+        ("parser: tool calls over the limit (1 call ids held to pair calls with results)", "line:1/tool_calls/1")]
+
+
+SECOND_SESSION = ("INSERT INTO sessions VALUES ('s2', 'w', 'U', NULL, NULL, NULL, 'grok-4', 'agent', '/q', '/q', "
+                  "'active', '2026-07-02T09:00:00.000Z', '2026-07-02T09:00:00.000Z');"
+                  "INSERT INTO messages VALUES ('s2', 0, 'user', '{\"role\":\"user\",\"content\":\"hi\"}', "
+                  "'2026-07-02T09:00:05.000Z');")
+
+
+def test_sessions_over_their_budget_keep_their_own_row_and_name_what_later_rows_lack(monkeypatch):
+    from aitrail.analyzer.parsers.grok import dev_db
+
+    monkeypatch.setattr(dev_db, "SESSIONS_BUDGET", len("s1") + len("/p") + dev_db.ENTRY_COST)
+    rows = db_rows(SECOND_SESSION)
+    assert [(row.text.split(" (")[0], row.session_id, row.project_path) for row in rows] == [
+        ("session: T", "s1", "/p"), ("model: grok-4", "s1", "/p"), ("session: U", "s2", "/q"),
+        ("model: grok-4", "s2", "/q"), ("parser: sessions over the limit", "", ""), ("hi", "s2", "")]
+    assert rows[4].locator == "sqlite:sessions:2" and rows[4].text.endswith(
+        "1 from this row on were counted, not held: the later sessions' messages, calls and events carry no "
+        "project_path (their session: rows still do)")
+
+
+def test_stored_calls_over_their_budget_give_a_result_without_its_call_before_it(monkeypatch):
+    from aitrail.analyzer.parsers.grok import dev_db
+
+    monkeypatch.setattr(dev_db, "STORED_CALLS_BUDGET", len("s1\0k1") + dev_db.ENTRY_COST)  # k1 held, k2 not
+    second = ("INSERT INTO tool_calls VALUES (2, 's1', 3, 'k2', 'bash', '{}', 'completed', '2026-07-02T09:00:03.000Z', "
+              "NULL);")
+    rows = db_rows(message(2, "tool", [RESULT]) + message(4, "tool", [{**RESULT, "toolCallId": "k2"}]) + STORED
+                   + second)
+    assert [(row.turn_type, row.tool_use_id, row.locator) for row in rows if row.tool_use_id] == [
+        ("tool_use", "k1", "sqlite:tool_calls:1"), ("tool_result", "k1", "sqlite:messages:1/0"),
+        ("tool_result", "k2", "sqlite:messages:2/0"), ("system", "k2", "sqlite:messages:2/0"),
+        ("tool_use", "k2", "sqlite:tool_calls:2")]
+    assert [(row.text.split(";")[0], row.locator) for row in rows if row.text.startswith("parser:")] == [
+        (f"parser: tool_calls ids over the limit ({dev_db.STORED_CALLS_BUDGET} bytes held, each entry costing 128 "
+         "more than its text)", "sqlite:tool_calls:2"),
+        ("parser: tool result for bash with no tool call before it", "sqlite:messages:2/0")]
+
+
+def test_message_models_over_their_budget_leave_the_later_messages_without_one(monkeypatch):
+    from aitrail.analyzer.parsers.grok import dev_db
+
+    usage = "".join(f"INSERT INTO usage_events (session_id, message_seq, source, model, created_at) VALUES "
+                    f"('s1', {seq}, 'message', 'grok-{seq}', '2026-07-02T09:00:0{seq}.000Z');" for seq in (1, 2))
+    monkeypatch.setattr(dev_db, "MODELS_BUDGET", len("s1") + len("grok-1") + dev_db.ENTRY_COST)
+    rows = db_rows(message(1, "assistant", "one") + message(2, "assistant", "two") + usage)
+    assert [(row.text, row.model) for row in rows if row.turn_type == "assistant"] == [("one", "grok-1"), ("two", "")]
+    assert [row.locator for row in rows if row.text.startswith("parser: usage_events models over the limit")] == [
+        "sqlite:usage_events:2"]
+
+
+def test_answered_ids_over_their_budget_may_give_a_result_twice(monkeypatch):
+    from aitrail.analyzer.parsers.grok import dev_db
+
+    monkeypatch.setattr(dev_db, "ANSWERED_BUDGET", 0)
+    rows = db_rows(message(1, "assistant", [CALL]) + message(2, "tool", [RESULT]) + STORED)
+    assert [(row.turn_type, row.locator) for row in rows if row.tool_use_id] == [
+        ("tool_use", "sqlite:messages:1/0"), ("tool_result", "sqlite:messages:2/0"),
+        ("tool_result", "sqlite:tool_results:1")]
+    assert [row.text.split(";")[0] for row in rows if row.text.startswith("parser:")] == [
+        "parser: answered call ids over the limit (0 bytes held, each entry costing 128 more than its text)"]

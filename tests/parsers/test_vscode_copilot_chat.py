@@ -386,3 +386,40 @@ def test_every_tool_use_of_every_golden_has_its_result_or_a_no_result_row():
                     or row["text"].startswith("parser: no result recorded")}
         for use in (row for row in rows if row["turn_type"] == "tool_use" and row["tool_use_id"]):
             assert (use["source"], use["tool_use_id"]) in answered, (golden.parent.name, use["tool_use_id"])
+
+
+# -- budgets: what one file may make the parser hold (docs/agents/vscode-copilot-chat.md, Limits) -------
+
+
+def test_a_reply_over_the_pending_budget_is_written_in_parts(monkeypatch):
+    from aitrail.analyzer.parsers.vscode_copilot_chat import transcripts
+
+    monkeypatch.setattr(transcripts, "PENDING_BUDGET", 2 * (transcripts.MESSAGE_COST + 3))  # two texts of three
+    rows = transcript_rows(("user.message", {"content": "q"}),
+                           *[("assistant.message", {"content": f"a{n:02d}"}) for n in range(5)],
+                           ("user.message", {"content": "next"}))
+    assert [(row.turn_type, row.text, row.locator) for row in rows if not row.text.startswith("transcript entry")] == [
+        ("user", "q", "line:1"),
+        ("assistant", "a00\n\na01", "line:3"),
+        ("system", f"parser: assistant text of one request over the limit ({transcripts.PENDING_BUDGET} characters "
+                   f"held, each message counting 512 more; {transcripts.PENDING_BUDGET} held); the reply before this "
+                   "line is its own assistant row, and joining starts again here", "line:4"),
+        ("assistant", "a02\n\na03", "line:5"),
+        ("system", f"parser: assistant text of one request over the limit ({transcripts.PENDING_BUDGET} characters "
+                   f"held, each message counting 512 more; {transcripts.PENDING_BUDGET} held); the reply before this "
+                   "line is its own assistant row, and joining starts again here", "line:6"),
+        ("assistant", "a04", "line:6"),
+        ("user", "next", "line:7")]
+    assert {row.locator for row in rows} == {f"line:{n}" for n in range(1, 8)}  # every line still cited
+
+
+def test_a_session_over_the_call_id_budget_names_the_calls_it_did_not_hold(monkeypatch):
+    from aitrail.analyzer.formats import call_budget
+
+    monkeypatch.setattr(call_budget, "MAX_CALL_IDS", 1)
+    unanswered = tool_request("toolu_A", with_result=False, complete=False)
+    rows = json_rows(session(unanswered, {**tool_request("toolu_B"), "requestId": "request_2"}))
+    assert [row.tool_use_id for row in rows if row.turn_type == "tool_use"] == ["toolu_A", "toolu_B"]
+    assert [row.text.split(";")[0] for row in rows if row.text.startswith("parser:")] == [
+        "parser: no result recorded for tool call toolu_A (copilot_readFile)",
+        "parser: tool calls over the limit (1 call ids held to pair calls with results)"]

@@ -27,6 +27,16 @@ from .content import Conversation
 from .places import chat_place, project_for
 
 MAX_NODES = 200_000  # blobs walked per store: a bound on hostile trees (every blob is visited once anyway)
+# Blob ids held per store (id -> rowid, for the walk's random access): each costs its characters
+# plus ID_COST (its string, its int and its dict slot: 180 bytes in all for a 64-digit id). 96 MiB
+# holds 500,000 real ids, two and a half times the blobs a walk may visit, where a real session has
+# thousands; a table of tens of millions of tiny blobs (or of ids megabytes long) held them all.
+# Past it the rest of the table is counted, not read, and one parser: row says from which blob on.
+BLOB_ID_BUDGET = 96 * 1024 * 1024
+ID_COST = 120
+# Children waiting on the walk's stack: a walk visits at most MAX_NODES blobs, so more waiting than
+# that can never all be visited (nodes listing one child a million times filled it without bound).
+MAX_WAITING = MAX_NODES
 META_KEYS = ("mode", "createdAt", "lastUsedModel")
 MODEL_PLACEHOLDER = "default"  # written before a model is chosen ([obs]): it names no model
 # message blobs hold tool-result blocks beside the calls: a call with none there was never answered
@@ -100,17 +110,38 @@ def _meta(connection: sqlite3.Connection) -> tuple[dict, Draft | None]:
 
 
 class _Blobs:
-    """The blobs table: id to rowid held (the walk needs random access), data fetched one blob at a time."""
+    """The blobs table: id to rowid held (the walk needs random access), data fetched one blob at a time.
+
+    Ids are held in table order (the dict keeps it) within BLOB_ID_BUDGET; the
+    ids after them are counted (``over``), from the row ``over_at`` on.
+    """
 
     def __init__(self, connection: sqlite3.Connection) -> None:
         self.connection = connection
         self.by_id: dict[str, int] = {}
-        self.order: list[str] = []
+        self.held = 0  # BLOB_ID_BUDGET spent
+        self.over = 0  # ids past the budget, counted, not held
+        self.over_at: object = None  # the rowid of the first of them
         for row in sqlite_safe.table_rows(connection, "blobs", "blob ids", ("id",)):
             blob_id = _blob_id(row.get("id"))
-            if blob_id not in self.by_id:
-                self.order.append(blob_id)
-                self.by_id[blob_id] = row.get("_rowid")
+            if blob_id in self.by_id:
+                continue
+            cost = len(blob_id) + ID_COST
+            if self.over or self.held + cost > BLOB_ID_BUDGET:
+                self.over_at = self.over_at if self.over else row.get("_rowid")
+                self.over += 1
+                continue
+            self.held += cost
+            self.by_id[blob_id] = row.get("_rowid")
+
+    def over_limit_row(self) -> Draft | None:
+        """The ``parser:`` row of a table over BLOB_ID_BUDGET (None within it)."""
+        if not self.over:
+            return None
+        return Draft("system", f"parser: blob ids over the limit ({BLOB_ID_BUDGET} bytes held, each id costing "
+                               f"{ID_COST} more than its length); {self.over} blobs from this row on were counted, "
+                               "not read: a blob among them that the tree names is reported missing",
+                     f"sqlite:blobs:{self.over_at}", timestamp_source="none")
 
     def data(self, blob_id: str) -> object:
         """The blob's data (an Oversize when it is too long to read)."""
@@ -137,6 +168,7 @@ class _Walk:
         self.seen: set[str] = set()
 
     def from_root(self, root: str, where: str) -> Iterator[Draft]:
+        """The rows of the tree under ``root``, depth first, each blob once (``seen`` stays within MAX_NODES)."""
         stack = [(root, where)]
         while stack and len(self.seen) < MAX_NODES:
             blob_id, parent = stack.pop()
@@ -144,12 +176,17 @@ class _Walk:
                 continue
             self.seen.add(blob_id)
             if blob_id not in self.blobs.by_id:
-                missing = bad_record(parent, f"blob {blob_id} referenced here is not in the blobs table")
+                where_read = "among the blobs read" if self.blobs.over else "in the blobs table"
+                missing = bad_record(parent, f"blob {blob_id} referenced here is not {where_read}")
                 missing.session_id = self.conversation.base["session_id"]
                 yield missing
                 continue
             children, rows = self.blob(blob_id, reached=True)
             yield from rows
+            if len(stack) + len(children) > MAX_WAITING:
+                yield bad_record(self.locator(blob_id), f"tree walk stopped: more than {MAX_WAITING} blobs waiting "
+                                                        "to be walked; the blobs not reached follow")
+                return
             locator = self.locator(blob_id)
             stack.extend((child, locator) for child in reversed(children))
         if stack:
@@ -197,10 +234,12 @@ class _Walk:
         return rows or [Draft("system", f"empty {value['role']} message", where, **self.conversation.base)]
 
     def unreached(self, as_latest: bool) -> Iterator[Draft]:
-        """The blobs no walk reached, in table order; ``as_latest`` when there was no root to walk from."""
-        for blob_id in self.blobs.order:
+        """The blobs no walk reached, in table order; ``as_latest`` when there was no root to walk from.
+
+        Each held id comes once from the dict, so ``seen`` need not grow past the walk's MAX_NODES.
+        """
+        for blob_id in self.blobs.by_id:
             if blob_id not in self.seen:
-                self.seen.add(blob_id)
                 yield from self.blob(blob_id, reached=as_latest)[1]
 
 
@@ -247,7 +286,12 @@ def _store_rows(ctx: ParseContext, connection: sqlite3.Connection) -> Iterator[D
         yield bad_file("store.db has no blobs table: no message can be read")
         return
     conversation = Conversation(base, untagged_is_prompt=True, results_recorded=STORE_RECORDS_RESULTS)
-    walk = _Walk(_Blobs(connection), conversation)
+    blobs = _Blobs(connection)
+    over = blobs.over_limit_row()
+    if over is not None:
+        over.session_id = session
+        yield over
+    walk = _Walk(blobs, conversation)
     root = meta.get("latestRootBlobId")
     has_root = isinstance(root, str) and bool(root)
     if has_root:
@@ -257,3 +301,4 @@ def _store_rows(ctx: ParseContext, connection: sqlite3.Connection) -> Iterator[D
                          json.dumps(sorted(key for key in meta if key != "_locator")))
     yield from walk.unreached(as_latest=not has_root)
     yield from conversation.finish()
+    yield from walk.earlier.ledger.over_limit_rows()  # its open calls are fragments: no orphan rows

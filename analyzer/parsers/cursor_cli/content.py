@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from aitrail.analyzer.formats.call_budget import BoundedLedger
 from aitrail.analyzer.formats.calls import CallLedger
 from aitrail.analyzer.formats.idioms import setting_value
 from aitrail.analyzer.formats.text import bad_record, excerpt
@@ -85,7 +86,8 @@ class Conversation:
         self.subagent = subagent
         self.untagged_is_prompt = untagged_is_prompt
         self.fragment = fragment
-        self.ledger = CallLedger(results_recorded=results_recorded)
+        # at most call_budget.MAX_CALL_IDS ids held: a JSONL transcript keeps every call open (no results)
+        self.ledger = BoundedLedger(CallLedger(results_recorded=results_recorded))
 
     def message(self, role: str, content, where: str, position: str) -> Iterator[Draft]:
         """The rows of one message; ``where`` is its locator, ``position`` names it in positional call ids."""
@@ -158,7 +160,6 @@ class Conversation:
         call = self.ledger.take(call_id) if call_id else self.ledger.take_last()
         name = _first_text(block, "name", "toolName") or (call.tool_name if call else "")
         call_id = call_id or (call.tool_use_id if call else "")
-        self.ledger.answered(call_id, name)
         text = result_text(block.get("content", block.get("result", block.get("output"))))
         yield Draft("tool_result", text, where, tool_name=name, tool_use_id=call_id, **self.base)
         if call is None and not self.fragment and not (call_id and self.ledger.was_called(call_id)):
@@ -166,5 +167,9 @@ class Conversation:
                         where, tool_name=name, tool_use_id=call_id, **self.base)
 
     def finish(self) -> Iterator[Draft]:
-        """A ``parser: no result recorded`` row for every call still open (none where results are never recorded)."""
+        """A ``parser: no result recorded`` row for every call still open (none where results are never recorded).
+
+        Then the ledger's ``parser: tool calls over the limit`` row, if it passed MAX_CALL_IDS.
+        """
         yield from self.ledger.orphans()
+        yield from self.ledger.over_limit_rows()

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from aitrail.analyzer.context import ParseContext
+from aitrail.analyzer.formats.call_budget import BoundedLedger
 from aitrail.analyzer.formats.calls import CallLedger
 from aitrail.analyzer.formats.idioms import file_mtime, setting_value
 from aitrail.analyzer.formats.jsonl import Line, read_jsonl
@@ -74,6 +75,12 @@ def _line_rows(conversation: Conversation, line: Line) -> Iterator[Draft]:
 # -- the older plain-text generation ------------------------------------------------------------------
 
 ROLE_LINES = {"user:": "user", "assistant:": "assistant"}
+# Text one block holds until its end (a role or bracket line): every line is held, each costing its
+# characters plus LINE_COST (its list slot and string object). A block of the older generation is a
+# turn or a tool's output, kilobytes to a few MB; 10 million lines after one ``user:`` held them all.
+# Past it the block's further lines are counted, not held: its row keeps the text up to the limit.
+BLOCK_BUDGET = 64 * 1024 * 1024
+LINE_COST = 64
 BLANK = " \t\r\f\v"  # str.strip() would also take control characters such as \x1c for blanks
 CALL_MARK, RESULT_MARK, THINKING_MARK = "[Tool call]", "[Tool result]", "[Thinking]"
 
@@ -84,6 +91,19 @@ class _Block:
     first: int  # line number of its first line
     head: str = ""  # the tool name of a call or result
     lines: list[str] = field(default_factory=list)
+    held: int = 0  # BLOCK_BUDGET spent: characters of ``lines`` plus LINE_COST each
+    over_at: int = 0  # the line where the budget was reached (0: never)
+    counted: int = 0  # lines from ``over_at`` on, counted, not held
+
+    def add(self, number: int, text: str) -> None:
+        """Hold one more line of the block, or count it once the block is over BLOCK_BUDGET."""
+        cost = len(text) + LINE_COST
+        if self.over_at or self.held + cost > BLOCK_BUDGET:
+            self.over_at = self.over_at or number
+            self.counted += 1
+            return
+        self.held += cost
+        self.lines.append(text)
 
     @property
     def text(self) -> str:
@@ -97,7 +117,7 @@ class _TextTranscript:
         self.base = base
         self.role = ""
         self.block: _Block | None = None
-        self.ledger = CallLedger(results_recorded=TEXT_RECORDS_RESULTS)
+        self.ledger = BoundedLedger(CallLedger(results_recorded=TEXT_RECORDS_RESULTS))  # MAX_CALL_IDS
 
     def line(self, number: int, text: str) -> Iterator[Draft]:
         stripped = text.strip(BLANK)
@@ -121,7 +141,7 @@ class _TextTranscript:
             if not stripped:
                 return
             self.block = _Block(self.role or "orphan", number)
-        self.block.lines.append(text)
+        self.block.add(number, text)
 
     def flush(self) -> Iterator[Draft]:
         block, self.block = self.block, None
@@ -149,6 +169,12 @@ class _TextTranscript:
             yield call
         elif block.kind == "result":
             yield from self._result(block, where)
+        if block.over_at:
+            yield Draft("system", f"parser: block over the limit ({BLOCK_BUDGET} characters held, each line counting "
+                                  f"{LINE_COST} more); {block.counted} lines from line {block.over_at} on were "
+                                  f"counted, not read: the block's row at {where} holds the text before them",
+                        f"line:{block.over_at}", timestamp_source="none", session_id=self.base["session_id"],
+                        project_path=self.base["project_path"])
 
     def _result(self, block: _Block, where: str) -> Iterator[Draft]:
         call = self.ledger.take_named(block.head)  # the format has no ids: the oldest open call of that tool
@@ -187,3 +213,4 @@ def parse_text_transcript(ctx: ParseContext) -> Iterator[Draft]:
         yield from reader.line(item.number, text.rstrip("\r"))
     yield from reader.flush()
     yield from reader.ledger.orphans()
+    yield from reader.ledger.over_limit_rows()

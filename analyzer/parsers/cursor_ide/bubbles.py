@@ -5,7 +5,7 @@ toolFormerData, ...}``, stored as its own ``bubbleId:<composer>:<bubble>`` row
 (split generation) or inline in ``composerData.conversation`` (2024). The tool
 call and its result sit in the same ``toolFormerData`` object, joined by its
 ``toolCallId``; a call whose result is not recorded is left open in the
-composer's CallLedger and gets the ``parser: no result recorded`` row.
+composer's BoundedLedger and gets the ``parser: no result recorded`` row.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from aitrail.analyzer.formats.calls import CallLedger
+from aitrail.analyzer.formats.call_budget import BoundedLedger
 from aitrail.analyzer.formats.text import bad_record
 from aitrail.analyzer.rows import Draft, ns_from_iso, ns_from_ms
 
@@ -32,7 +32,7 @@ class Conversation:
     git_branch: str = ""
     index_ns: int | None = None  # the composer's createdAt: the time of bubbles that have none
     model: str = ""
-    ledger: CallLedger = field(default_factory=CallLedger)
+    ledger: BoundedLedger = field(default_factory=BoundedLedger)  # at most call_budget.MAX_CALL_IDS ids
 
     def columns(self) -> dict:
         """The session columns every row of the conversation carries."""
@@ -119,7 +119,7 @@ def _thinking_rows(bubble: dict, locator: str, common: dict) -> Iterator[Draft]:
             yield Draft("thinking", block["text"], f"{locator}/allThinkingBlocks/{position}", **common)
 
 
-def _tool_rows(tool: dict, locator: str, common: dict, ledger: CallLedger) -> Iterator[Draft]:
+def _tool_rows(tool: dict, locator: str, common: dict, ledger: BoundedLedger) -> Iterator[Draft]:
     """tool_use (the model's arguments), tool_result (the result JSON), and a denial where the user rejected."""
     name = _text(tool.get("name")) or f"tool {_text(tool.get('tool'))}"
     call_id = _text(tool.get("toolCallId") or tool.get("modelCallId"))

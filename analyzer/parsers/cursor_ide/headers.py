@@ -11,7 +11,7 @@ where no workspace database lists it.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Container, Generator, Iterator
 from dataclasses import dataclass
 
 from aitrail.analyzer import sqlite_safe
@@ -20,6 +20,11 @@ from aitrail.analyzer.formats.text import bad_record
 from aitrail.analyzer.rows import Draft, ns_from_ms
 
 HEADERS_TABLE = "composerHeaders"
+# Headers held while the composers are read (each costs its name, folder and locator plus HEADER_COST
+# for its objects): 64 MiB holds 100,000 real ones, where a heavy user has a few thousand composers.
+# Past it the later rows are counted, not read, and one parser: row says so.
+HEADERS_BUDGET = 64 * 1024 * 1024
+HEADER_COST = 512
 
 
 @dataclass(frozen=True)
@@ -56,41 +61,67 @@ def _project(value: object) -> str:
     return path
 
 
-def read_headers(connection: sqlite3.Connection) -> tuple[dict[str, Header], list[Draft]]:
-    """Map composerId to its Header for every row of the table (none when absent), and rows for bad entries.
+def read_headers(connection: sqlite3.Connection) -> Generator[Draft, None, dict[str, Header]]:
+    """Map composerId to its Header for every row of the table (none when absent); yields rows for bad entries.
+
+    Use as ``headers = yield from read_headers(connection)``. Headers are held within
+    HEADERS_BUDGET; the rows after it are counted, and one ``parser:`` row names the first.
 
     Raises:
         sqlite3.Error: the table cannot be read.
     """
     if not sqlite_safe.is_real_table(connection, HEADERS_TABLE):
-        return {}, []
+        return {}
     if "composerId" not in sqlite_safe.stored_columns(connection, HEADERS_TABLE):
-        return {}, []
+        return {}
     headers: dict[str, Header] = {}
-    problems: list[Draft] = []
+    held, over, over_at = 0, 0, ""
     previous = connection.text_factory
     connection.text_factory = _lossless  # a value that is not UTF-8 must not stop the query
     try:
         for row in sqlite_safe.table_rows(connection, HEADERS_TABLE, "composerHeaders rows",
                                           ("composerId", "createdAt", "value")):
             locator = f"sqlite:{HEADERS_TABLE}:{row['_rowid']}"
+            if over:
+                over += 1
+                continue
             composer = _text(row.get("composerId"))
             if not composer:
-                problems.append(bad_record(locator, "composerHeaders row without a composerId"))
+                yield bad_record(locator, "composerHeaders row without a composerId")
                 continue
-            try:
-                value = decode_json(_text(row.get("value"))) if row.get("value") is not None else {}
-            except ValueError as exc:
-                problems.append(bad_record(f"{locator}/value", f"composerHeaders value is not JSON: {exc}"))
-                value = {}
-            name = value.get("name") if isinstance(value, dict) and isinstance(value.get("name"), str) else ""
-            headers[composer] = Header(name, row.get("createdAt"), _project(value), locator)
+            header, problem = _header(row, locator)
+            if problem is not None:
+                yield problem
+            created = header.created_ms if isinstance(header.created_ms, (str, bytes)) else ""
+            cost = len(composer) + len(header.name) + len(header.project) + len(created) + len(locator) + HEADER_COST
+            if held + cost > HEADERS_BUDGET:
+                over, over_at = 1, locator
+                continue
+            held += cost
+            headers[composer] = header
     finally:
         connection.text_factory = previous
-    return headers, problems
+    if over:
+        yield Draft("system", f"parser: composerHeaders over the limit ({HEADERS_BUDGET} bytes of headers held, "
+                              f"each costing {HEADER_COST} more than its text); {over} rows from this one on were "
+                              "counted, not read: their names and folders are not shown", over_at,
+                    timestamp_source="none")
+    return headers
 
 
-def unlisted_rows(headers: dict[str, Header], seen: set[str]) -> Iterator[Draft]:
+def _header(row: dict, locator: str) -> tuple[Header, Draft | None]:
+    """One row's Header, and the row for a value that is not JSON (the header then has no name or folder)."""
+    problem = None
+    try:
+        value = decode_json(_text(row.get("value"))) if row.get("value") is not None else {}
+    except ValueError as exc:
+        problem = bad_record(f"{locator}/value", f"composerHeaders value is not JSON: {exc}")
+        value = {}
+    name = value.get("name") if isinstance(value, dict) and isinstance(value.get("name"), str) else ""
+    return Header(name, row.get("createdAt"), _project(value), locator), problem
+
+
+def unlisted_rows(headers: dict[str, Header], seen: Container[str]) -> Iterator[Draft]:
     """A ``session:`` row for each header whose composer has no composerData row."""
     for composer, header in headers.items():
         if composer not in seen:

@@ -20,6 +20,7 @@ from aitrail.analyzer.formats.vscode_db import CURSOR_TABLE, ITEM_TABLE
 from aitrail.analyzer.formats.vscode_workspace import workspace_target
 from aitrail.analyzer.rows import Draft, ns_from_ms
 
+from . import held
 from .bubbles import Conversation, bubble_rows
 from .database import database_rows
 
@@ -96,22 +97,30 @@ def composer_projects(ctx: ParseContext) -> dict[str, str]:
     return ctx.cached(("cursor_ide.composer_projects",), load)  # type: ignore[return-value]
 
 
-def _known_composers(ctx: ParseContext) -> frozenset[str]:
-    """Composer ids that have a composerData row in a collected global database (keys only, once per worker)."""
-    def load() -> frozenset[str]:
+def _known_composers(ctx: ParseContext) -> tuple[frozenset[str], bool]:
+    """Composer ids that have a composerData row in a collected global database (keys only, once per worker).
+
+    Held within held.KNOWN_BUDGET (each id its characters plus held.ID_COST): past it
+    the rest is not read, and the second value, whether the set is whole, is False.
+    """
+    def load() -> tuple[frozenset[str], bool]:
         found: set[str] = set()
+        spent = 0
         for store in GLOBAL_STORES:
             for source in ctx.related(store):
                 try:
                     connection = vscode_db.open_state(ctx, source)
                     try:
-                        found.update(row.key.removeprefix("composerData:") for row in
-                                     vscode_db.scan_prefix(connection, "composerData:", CURSOR_TABLE, keys_only=True))
+                        for row in vscode_db.scan_prefix(connection, "composerData:", CURSOR_TABLE, keys_only=True):
+                            spent += len(row.key) + held.ID_COST
+                            if spent > held.KNOWN_BUDGET:
+                                return frozenset(found), False
+                            found.add(row.key.removeprefix("composerData:"))
                     finally:
                         connection.close()
                 except (sqlite3.Error, MemberUnreadable):
                     continue
-        return frozenset(found)
+        return frozenset(found), True
 
     return ctx.cached(("cursor_ide.known_composers",), load)  # type: ignore[return-value]
 
@@ -142,7 +151,12 @@ def _listed_rows(ctx: ParseContext, connection: sqlite3.Connection, project: str
         return
     if row is None:
         return
-    known = _known_composers(ctx)
+    known, whole = _known_composers(ctx)
+    if not whole:
+        yield Draft("system", f"parser: composer ids of the global databases over the limit ({held.KNOWN_BUDGET} "
+                              f"bytes held, each id costing {held.ID_COST} more); a listed composer not among them "
+                              "is given a session: row below, though its conversation may be in a global database",
+                    row.locator(), timestamp_source="none", project_path=project)
     composers = value.get("allComposers") if isinstance(value, dict) else None
     for position, item in enumerate(composers if isinstance(composers, list) else ()):
         composer = item.get("composerId") if isinstance(item, dict) else None
@@ -180,6 +194,7 @@ def _panel_rows(connection: sqlite3.Connection, project: str) -> Iterator[Draft]
         for index, bubble in enumerate(bubbles if isinstance(bubbles, list) else ()):
             yield from bubble_rows(bubble, row.locator("tabs", position, "bubbles", index), conversation)
         yield from conversation.ledger.orphans()
+        yield from conversation.ledger.over_limit_rows()
 
 
 def parse_workspace_prompts(ctx: ParseContext) -> Iterator[Draft]:

@@ -30,7 +30,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from aitrail.analyzer.context import ParseContext
-from aitrail.analyzer.formats.calls import CallLedger
+from aitrail.analyzer.formats.call_budget import BoundedLedger
 from aitrail.analyzer.formats.idioms import file_mtime
 from aitrail.analyzer.formats.jsonl import Line, read_jsonl
 from aitrail.analyzer.formats.text import excerpt
@@ -47,7 +47,7 @@ class _Session:
         self.columns = {"session_id": session_of(ctx), "project_path": project_of(ctx)}
         self.mtime = file_mtime(ctx)
         self.model = ""
-        self.calls = CallLedger()
+        self.calls = BoundedLedger()  # at most call_budget.MAX_CALL_IDS ids
 
     def when(self, record: dict) -> dict:
         """The record's own time, or the file's mtime when the line has none (the 1.0.25 shape)."""
@@ -78,6 +78,7 @@ def parse_chat_history(ctx: ParseContext) -> Iterator[Draft]:
         else:
             yield line
     yield from session.calls.orphans()
+    yield from session.calls.over_limit_rows()
 
 
 def _line_rows(session: _Session, line: Line) -> Iterator[Draft]:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from aitrail.analyzer.formats.calls import CallLedger
+from aitrail.analyzer.formats.call_budget import BoundedLedger
 from aitrail.analyzer.formats.text import bad_record, excerpt
 from aitrail.analyzer.formats.vscode_chat import (
     IGNORED_PARTS,
@@ -78,7 +78,7 @@ class SessionRenderer:
         self.session = session
         self.base = {"session_id": session.session_id or session_id, "project_path": project.path}
         self.skip = frozenset(skip)
-        self.ledger = CallLedger()
+        self.ledger = BoundedLedger()  # at most call_budget.MAX_CALL_IDS ids
         self.model = ""
 
     def rows(self) -> Iterator[Draft]:
@@ -89,6 +89,7 @@ class SessionRenderer:
                 continue
             yield from self._request(request)
         yield from self.ledger.orphans()
+        yield from self.ledger.over_limit_rows()
 
     def _request(self, request: ChatRequest) -> Iterator[Draft]:
         model = request.model_id or request.resolved_model

@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from aitrail.analyzer.bundle import MemberUnreadable, Source
-from aitrail.analyzer.context import ParseContext
-from aitrail.analyzer.formats.mutation_log import replay_lines, split_lines
+from aitrail.analyzer.context import ParseContext, RawLine
+from aitrail.analyzer.formats.mutation_log import replay_lines
 from aitrail.analyzer.formats.text import bad_file
 from aitrail.analyzer.formats.vscode_chat import ChatSession, session_from_document, session_from_log
 from aitrail.analyzer.rows import Draft
@@ -29,11 +29,27 @@ def _stem(name: str) -> str:
     return name.rsplit(".", 1)[0]
 
 
+def raw_lines(data: bytes) -> Iterator[RawLine]:
+    """``data`` as RawLines, one at a time (mutation_log.split_lines' lines, never all held).
+
+    A 64 MiB log of empty lines made 64 million RawLines as a list; the replay needs one at a time.
+    """
+    start, number = 0, 1
+    while True:
+        end = data.find(b"\n", start)
+        if end < 0:
+            if start < len(data):
+                yield RawLine(number, start, data[start:], False)
+            return
+        yield RawLine(number, start, data[start:end], True)
+        start, number = end + 1, number + 1
+
+
 def log_request_ids(ctx: ParseContext, source: Source) -> frozenset[str] | None:
     """The request ids of the session a ``.jsonl`` replays to (None when it cannot be read), once per worker."""
     def compute() -> frozenset[str] | None:
         try:
-            session = session_from_log(replay_lines(split_lines(ctx.read(source))))
+            session = session_from_log(replay_lines(raw_lines(ctx.read(source))))
         except MemberUnreadable:
             return None
         if session is None:

@@ -22,12 +22,19 @@ import json
 from collections.abc import Iterator
 
 from aitrail.analyzer.context import ParseContext
-from aitrail.analyzer.formats.calls import CallLedger
+from aitrail.analyzer.formats.call_budget import BoundedLedger
 from aitrail.analyzer.formats.jsonl import Line, each_line
 from aitrail.analyzer.formats.text import excerpt
 from aitrail.analyzer.rows import Draft, ns_from_iso
 
 from .project import project_of
+
+# Assistant text of one request held until its next prompt joins it into one row: each message costs
+# its characters plus MESSAGE_COST (its locator, columns and list slots). A request has tens of model
+# calls, hundreds at most; millions of assistant.message lines without a prompt held them all. Past it
+# the reply so far is written as a row, one parser: row says so, and joining starts again.
+PENDING_BUDGET = 64 * 1024 * 1024
+MESSAGE_COST = 512
 
 
 def _text(value: object) -> str:
@@ -44,9 +51,10 @@ class TranscriptReader:
     def __init__(self, ctx: ParseContext):
         self.session = ctx.source.name.rsplit(".", 1)[0]
         self.project = project_of(ctx).path
-        self.ledger = CallLedger()
+        self.ledger = BoundedLedger()  # at most call_budget.MAX_CALL_IDS ids
         self.pending: list[str] = []  # assistant texts of the request so far
         self.pending_at: list[tuple[str, dict, bool]] = []  # their lines: locator, columns, gave rows of its own
+        self.held = 0  # PENDING_BUDGET spent by ``pending``
 
     def columns(self, line: Line) -> dict:
         """The time (the line's ISO timestamp) and session columns of a row of ``line``."""
@@ -67,7 +75,7 @@ class TranscriptReader:
                     yield Draft("system", f"transcript entry assistant.message: text joined into the reply at {last}",
                                 locator, **earlier)
             yield Draft("assistant", "\n\n".join(self.pending), last, **columns)
-        self.pending, self.pending_at = [], []
+        self.pending, self.pending_at, self.held = [], [], 0
 
     def rows(self, line: Line) -> Iterator[Draft]:
         """The rows of one envelope line."""
@@ -108,6 +116,8 @@ class TranscriptReader:
         requests = data.get("toolRequests")
         calls = [request for request in requests if isinstance(request, dict)] if isinstance(requests, list) else []
         if content:
+            yield from self._make_room(len(content) + MESSAGE_COST, line, columns)
+            self.held += len(content) + MESSAGE_COST
             self.pending.append(content)
             self.pending_at.append((line.locator, columns, bool(reasoning.strip() or calls)))
         for request in calls:
@@ -117,6 +127,17 @@ class TranscriptReader:
             self.ledger.called(use)
         if not content and not calls and not reasoning.strip():
             yield Draft("system", "transcript entry assistant.message: (empty)", line.locator, **columns)
+
+    def _make_room(self, cost: int, line: Line, columns: dict) -> Iterator[Draft]:
+        """Past PENDING_BUDGET, the reply held so far as its row and a ``parser:`` row at this line."""
+        if not self.pending or self.held + cost <= PENDING_BUDGET:
+            return
+        held = self.held
+        yield from self.flush()
+        yield Draft("system", f"parser: assistant text of one request over the limit ({PENDING_BUDGET} characters "
+                              f"held, each message counting {MESSAGE_COST} more; {held} held); the reply before this "
+                              "line is its own assistant row, and joining starts again here", line.locator,
+                    timestamp_source="none", session_id=columns["session_id"], project_path=columns["project_path"])
 
     def _complete(self, data: dict, line: Line, columns: dict) -> Iterator[Draft]:
         call_id = _text(data.get("toolCallId"))
@@ -141,3 +162,4 @@ def parse_hook_transcript(ctx: ParseContext) -> Iterator[Draft]:
     yield from each_line(ctx, reader.rows)
     yield from reader.flush()
     yield from reader.ledger.orphans()
+    yield from reader.ledger.over_limit_rows()

@@ -311,3 +311,38 @@ def test_a_part_of_another_kind_names_its_content_or_its_file():
     session, _ = chat.session_from_document(json.dumps(data).encode())
     assert [(part.kind, part.text) for part in session.requests[0].parts] == [
         ("textEditGroup", "/home/alice/app.py"), ("warning", "Rate limited")]
+
+
+def budget_session(session_id: str, requests: int, parts: int) -> dict:
+    return {"version": 3, "sessionId": session_id, "requests": [
+        {"requestId": f"r{index}", "message": {"text": f"q{index}"},
+         "response": [{"value": f"part {index}.{position}"} for position in range(parts)]}
+        for index in range(requests)]}
+
+
+def test_a_session_over_its_item_budget_is_read_up_to_it_and_names_the_rest(monkeypatch):
+    monkeypatch.setattr(chat, "MAX_SESSION_ITEMS", 5)  # request 0 and its 3 parts, then request 1
+    session, _ = chat.session_from_document(json.dumps(budget_session("s", 3, 3)).encode())
+    assert [(request.text, [part.text for part in request.parts]) for request in session.requests] == [
+        ("q0", ["part 0.0", "part 0.1", "part 0.2"]), ("q1", [])]
+    assert [(row.text, row.locator, row.timestamp_source) for row in session.problems] == [
+        ("parser: session over the limit (5 requests, response parts, tool rounds, calls and results read); 4 more "
+         "from here on were counted, not read", "json:/requests/1/response/0", "none")]
+
+
+def test_an_array_of_sessions_shares_one_item_budget_and_the_row_goes_where_it_ran_out(monkeypatch):
+    monkeypatch.setattr(chat, "MAX_SESSION_ITEMS", 6)  # the first session whole (2 + 2), the second's first request
+    sessions = chat.sessions_from_array([budget_session("a", 2, 1), budget_session("b", 2, 1)], "sqlite:ItemTable:7")
+    assert [len(session.requests) for session in sessions] == [2, 1]
+    assert sessions[0].problems == []
+    assert [(row.text, row.locator) for row in sessions[1].problems] == [
+        ("parser: session over the limit (6 requests, response parts, tool rounds, calls and results read); 1 more "
+         "from here on were counted, not read", "sqlite:ItemTable:7/1/requests/1")]
+
+
+def test_a_logged_session_over_its_item_budget_keeps_the_replay_rows_first(monkeypatch):
+    monkeypatch.setattr(chat, "MAX_SESSION_ITEMS", 1)
+    entries = [{"kind": 0, "v": budget_session("c", 1, 1)}, {"kind": 1, "k": ["title"], "v": "t"}, "not an entry"]
+    session = chat.session_from_log(replay_lines(split_lines(gen_c(entries))))
+    assert [row.text.split(" (")[0] for row in session.problems] == [
+        "parser: unparseable line", "parser: session over the limit"]
