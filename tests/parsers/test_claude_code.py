@@ -430,3 +430,125 @@ def test_a_reply_block_holding_a_lone_surrogate_is_a_row_not_a_crash():
     assert not [text for text in texts(rows) if text.startswith("parser:")]
     assert texts(rows, "assistant") == ["half \ud800 of a pair"] and texts(rows, "user") == ["after"]
     assert texts(rows)[-2].startswith("repeated: line repeats assistant message msg_1")
+
+
+# -- budgets: what the walk holds across the lines of one file -------------------------------------------------------
+
+
+def walked(*lines) -> tuple[list, object]:
+    """The rows of a transcript and the walk that made them (to look at what it held)."""
+    from aitrail.analyzer.context import ParseContext
+    from aitrail.analyzer.parsers.claude_code.transcript import TranscriptWalk
+
+    bundle = FakeBundle({("claude-code.transcripts", PATH): b"".join(json.dumps(line).encode() + b"\n"
+                                                                      for line in lines)})
+    walk = TranscriptWalk(ParseContext(bundle, bundle.source(PATH), {}))
+    return list(walk.rows()), walk
+
+
+def test_past_the_tree_budget_the_oldest_uuids_are_forgotten_and_the_walk_goes_on(monkeypatch):
+    from aitrail.analyzer.parsers.claude_code import bookkeeping
+
+    monkeypatch.setattr(bookkeeping, "TREE_ENTRIES", 3)
+    chain = [user(f"u{n}", f"u{n - 1}" if n > 1 else None, f"p{n}") for n in range(1, 7)]
+    rows, walk = walked(*chain, user("u7", "u1", "from the first"), user("u8", "u5", "from the fifth"), chain[0])
+    assert len(walk.tree.nodes.values) <= 3
+    over = [row for row in rows if row.text.startswith("parser: entry tree over the limit (3 uuids")]
+    assert [(row.locator, row.timestamp_source) for row in over] == [("line:4", "none")]
+    assert texts(rows, "user") == ["p1", "p2", "p3", "p4", "p5", "p6", "from the first", "from the fifth", "p1"]
+    branches = [text for text in texts(rows, "system") if text.startswith("branch:")]
+    assert branches == [  # u1 is no longer held: not said to be missing from the file; u5 still is
+        "branch: continues from entry u1, which is not among the entries held (the oldest are forgotten past "
+        "the entry tree's limit)",
+        "branch: continues from line:5 (u5), not from the entry before it (line:7); line:5's earlier "
+        "continuation at line:6 is another branch (rewound, edited or retried)"]
+
+
+def test_past_the_sessions_budget_the_oldest_sessions_are_forgotten(monkeypatch):
+    from aitrail.analyzer.parsers.claude_code import bookkeeping
+
+    monkeypatch.setattr(bookkeeping, "SESSIONS", 2)
+    lines = [assistant(f"a{n}", None, f"msg_{n}", [{"type": "text", "text": f"r{n}"}], sessionId=f"s{n}")
+             for n in range(1, 5)]
+    rows, walk = walked(*lines, assistant("a5", "a4", "msg_5", [{"type": "text", "text": "r5"}], sessionId="s4"))
+    assert len(walk.tree.tracks.values) <= 2
+    assert [row.locator for row in rows if row.text.startswith("parser: sessions over the limit (2 held")] == [
+        "line:3"]
+    assert texts(rows, "assistant") == ["r1", "r2", "r3", "r4", "r5"]
+    assert [text for text in texts(rows) if text.startswith("model:")] == ["model: claude-sonnet-4-5-20250929"] * 4
+
+
+def test_past_the_response_budget_the_oldest_responses_are_forgotten(monkeypatch):
+    from aitrail.analyzer.parsers.claude_code import bookkeeping
+
+    monkeypatch.setattr(bookkeeping, "RESPONSE_BLOCKS", 10)  # a response of one block weighs 5
+    reply = [assistant(f"a{n}", f"a{n - 1}" if n > 1 else None, f"msg_{n}", [{"type": "text", "text": f"r{n}"}])
+             for n in range(1, 4)]
+    again = [assistant("a4", "a3", "msg_1", [{"type": "text", "text": "r1"}]),
+             assistant("a5", "a4", "msg_3", [{"type": "text", "text": "r3"}])]
+    rows, walk = walked(*reply, *again)
+    assert walk.responses.window.held <= 10
+    assert [row.locator for row in rows if row.text.startswith("parser: response blocks over the limit (10")] == [
+        "line:3"]
+    assert texts(rows, "assistant") == ["r1", "r2", "r3", "r1"]  # msg_1 forgotten: its block is given again
+    assert texts(rows, "system")[-1].startswith("repeated: line repeats assistant message msg_3 given from line:3")
+
+
+def test_a_response_holds_no_text_and_compares_a_growing_block_with_its_last_few():
+    from aitrail.analyzer.parsers.claude_code import bookkeeping
+
+    many = [{"type": "text", "text": f"part {n} " + "x" * 1000} for n in range(200)]
+    grown = [*many[:-1], {"type": "text", "text": many[-1]["text"] + " and more"}]
+    rows, walk = walked(assistant("a1", None, "msg_1", many), assistant("a2", "a1", "msg_1", grown))
+    assert texts(rows, "assistant")[-1] == " and more"  # the last block grew: its new end only
+    response = walk.responses.window.get("msg_1")
+    held = response.texts["text"]
+    assert len(held) == bookkeeping.GROWN_CANDIDATES  # was every text of the response, each compared with each
+    assert all(len(head) <= 64 and len(digest) == 16 for _, head, digest in held)
+
+
+def test_rows_waiting_for_the_cwd_are_given_without_it_past_their_budget(monkeypatch):
+    from aitrail.analyzer.parsers.claude_code import transcript as walk_module
+
+    monkeypatch.setattr(walk_module, "PENDING_CHARS", 100)  # a title row is 52 characters
+    titles = [{"type": "custom-title", "customTitle": "t" * 30, "sessionId": SESSION} for _ in range(3)]
+    rows = transcript(*titles, user("u1", None, "go"))
+    assert [row.project_path for row in rows if row.text.startswith("title:")] == ["", "", ""]
+    over = [row for row in rows if row.text.startswith("parser: rows held for the file's cwd over the limit")]
+    assert [(row.locator, row.timestamp_source) for row in over] == [("line:2", "none")]
+    assert [(row.text, row.project_path) for row in rows][-1] == ("go", CWD)
+
+
+def test_the_paste_dates_table_holds_only_the_paste_files_in_the_bundle():
+    from aitrail.analyzer.context import ParseContext
+    from aitrail.analyzer.parsers.claude_code.paste import parse_paste_cache
+
+    paste = ".claude/paste-cache/ab12cd34.txt"
+    named = [{"display": "[Pasted text #1]", "timestamp": 1783249320000 + n, "pastedContents": {
+        "1": {"id": 1, "type": "text", "contentHash": f"{n:08x}" if n != 700 else "ab12cd34"}}} for n in range(1000)]
+    bundle = FakeBundle({("claude-code.history", ".claude/history.jsonl"): b"\n\n".join(
+                         json.dumps(record).encode() for record in named),
+                         ("claude-code.paste_cache", paste): b"pasted\n"})
+    cache: dict = {}
+    rows = list(parse_paste_cache(ParseContext(bundle, bundle.source(paste), cache)))
+    assert [row.text for row in rows] == ["pasted text (#1 of history.jsonl line 1401): pasted\n"]
+    assert [list(table) for table in cache.values()] == [["ab12cd34"]]  # was every hash the history names
+
+
+def test_past_the_call_budgets_the_calls_and_answers_are_counted_and_every_row_is_still_given(monkeypatch):
+    from aitrail.analyzer.formats import call_budget
+    from aitrail.analyzer.parsers.claude_code import bookkeeping
+
+    monkeypatch.setattr(call_budget, "MAX_CALL_IDS", 1)
+    monkeypatch.setattr(bookkeeping, "ANSWERED_IDS", 1)
+    rows, walk = walked(
+        assistant("a1", None, "msg_1", [call("toolu_1")]), user("u1", "a1", [result("toolu_1", "one")]),
+        assistant("a2", "u1", "msg_2", [call("toolu_2")]), user("u2", "a2", [result("toolu_2", "two")]),
+        user("u3", "u2", [result("toolu_1", "one again")]))
+    assert len(walk.answers.window.values) == 1
+    assert texts(rows, "tool_result") == ["one", "two", "one again"]
+    assert [(row.locator.split("/")[0], row.text.split(";")[0]) for row in rows if row.text.startswith("parser:")] == [
+        ("line:4", "parser: tool result for an unknown tool (tool_use_id toolu_2) with no tool call before it"),
+        ("line:4", "parser: answered tool calls over the limit (1 ids held)"),
+        ("line:5", "parser: tool result for an unknown tool (tool_use_id toolu_1) with no tool call before it"),
+        ("line:3", "parser: tool calls over the limit (1 call ids held to pair calls with results)")]

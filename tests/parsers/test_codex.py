@@ -602,3 +602,109 @@ def test_each_content_part_kind_is_read_from_its_own_field():
     assert content_parts(content) == [("text", "Done."), ("text", "I can't."), ("image", "[image]"),
                                       ("other", "[encrypted content]"), ("text", "plan"),
                                       ("other", '{"text":"x","type":["text"]}'), ("other", "loose")]
+
+
+# -- budgets of the pairing ------------------------------------------------------------------------
+
+
+def _reading(data: bytes):
+    """The rows of a rollout, and a Repeats that placed its lines as the reader does (to look at what it held)."""
+    from aitrail.analyzer.formats.jsonl import Line, read_jsonl
+    from aitrail.analyzer.parsers.codex.pairing import Repeats
+    from aitrail.analyzer.rows import Draft
+
+    bundle = FakeBundle({("codex.rollouts", ROLLOUT): data})
+    ctx = ParseContext(bundle, bundle.source(ROLLOUT), {})
+    repeats = Repeats(ctx)
+    for line in read_jsonl(ctx):
+        if isinstance(line, Line):
+            list(repeats.release([Draft("system", "a line's one row", line.locator)], repeats.place(line)))
+            repeats.get(line.number)
+    return rollout_rows(data), repeats
+
+
+def test_past_the_unpaired_budget_the_oldest_waiting_line_is_let_go(monkeypatch):
+    from aitrail.analyzer.parsers.codex import pairing
+
+    monkeypatch.setattr(pairing, "MAX_UNPAIRED", 2)
+    rows, repeats = _reading(tagged(
+        message("assistant", "a"), message("assistant", "b"), message("assistant", "c"),
+        ("event_msg", {"type": "agent_message", "message": "b"}),
+        ("event_msg", {"type": "agent_message", "message": "a"})))
+    assert repeats.pairing is not None and len(repeats.pairing.order) <= 2  # was every line still unpaired
+    over = [row for row in rows if row.text.startswith("parser: unpaired lines over the limit (2 waiting")]
+    assert [(row.locator, row.timestamp_source, row.session_id) for row in over] == [("line:3", "none", THREAD)]
+    assert [(row.locator, row.text) for row in rows if not row.text.startswith("parser:")] == [
+        ("line:1", "a"), ("line:2", "b"), ("line:3", "c"),
+        ("line:4", "duplicate of line 2 (agent_message event of that response item)"),
+        ("line:5", "a")]  # its item was let go (the oldest waiting at line 3): a row of its own
+
+
+def test_with_a_small_unpaired_budget_both_reads_still_give_the_same_pairs(monkeypatch):
+    from aitrail.analyzer.parsers.codex import pairing
+
+    monkeypatch.setattr(pairing, "MAX_UNPAIRED", 3)
+    evicted = 0
+    for seed in range(20):
+        data = _interleaved(seed, variants=seed >= 10)
+        one_read = _texts(data)
+        monkeypatch.setattr(pairing, "HOLD_ROWS", 0)
+        whole_file = _texts(data)
+        monkeypatch.setattr(pairing, "HOLD_ROWS", 4096)
+        # the same rows; the budget's row is given where each read found it
+        assert [row for row in one_read if not row[1].startswith("parser:")] == [
+            row for row in whole_file if not row[1].startswith("parser:")], seed
+        said = {row for row in one_read if row[1].startswith("parser:")}
+        assert said == {row for row in whole_file if row[1].startswith("parser:")}, seed
+        evicted += bool(said)
+    assert evicted > 10  # the budget was reached in most of them
+
+
+def test_past_the_known_pairs_budget_the_later_lines_are_not_marked_as_repeats(monkeypatch):
+    from aitrail.analyzer.parsers.codex import pairing
+
+    monkeypatch.setattr(pairing, "HOLD_ROWS", 0)  # the whole file's pairing is read at the first held row
+    monkeypatch.setattr(pairing, "MAX_KNOWN_PAIRS", 1)
+    rows, repeats = _reading(tagged(
+        message("user", "Fix it."), ("event_msg", {"type": "user_message", "message": "Fix it.", "images": []}),
+        message("assistant", "Done."), ("event_msg", {"type": "agent_message", "message": "Done."})))
+    assert repeats.whole == {}  # each answer let go once given
+    assert [row.text for row in rows] == [
+        "duplicate of line 2 (the prompt, as its user_message event)",
+        "parser: pairing over the limit (1 pairs kept from the whole file's read); from here on the lines are not "
+        "marked as repeats: a prompt, reply or reasoning may be given twice",
+        "Fix it.", "Done.", "Done."]
+    assert rows[1].locator == "line:4"
+
+
+def test_past_the_children_budget_an_edge_row_has_no_time_and_a_parser_row_says_so(monkeypatch):
+    from aitrail.analyzer.parsers.codex import index
+
+    monkeypatch.setattr(index, "MAX_CHILD_BYTES", 2 * (index.ID_COST + 2))  # two children of two characters
+    data = _database("""
+        CREATE TABLE threads (id TEXT PRIMARY KEY, created_at INTEGER, title TEXT);
+        CREATE TABLE thread_spawn_edges (parent_thread_id TEXT, child_thread_id TEXT, status TEXT);
+        INSERT INTO threads VALUES ('c1', 1782983645, 'one'), ('c2', 1782983646, 'two'), ('c3', 1782983647, 'three');
+        INSERT INTO thread_spawn_edges VALUES ('p', 'c1', 'done'), ('p', 'c2', 'done'), ('p', 'c3', 'done');""")
+    rows = drafts(FakeBundle({("codex.state_db", ".codex/state_5.sqlite"): data}), ".codex/state_5.sqlite",
+                  "codex.state_db.v1")
+    over = [row for row in rows if row.text.startswith("parser: spawn edge children over the limit")]
+    assert [(row.locator, row.timestamp_source) for row in over] == [("sqlite:thread_spawn_edges:3", "none")]
+    edges = [(row.session_id, row.timestamp_ns is not None) for row in rows if "sub-agent thread" in row.text]
+    assert edges == [("c1", True), ("c2", True), ("c3", False)]
+
+
+def test_past_the_call_id_budget_the_calls_are_counted_and_the_rows_still_given(monkeypatch):
+    from aitrail.analyzer.formats import call_budget
+
+    monkeypatch.setattr(call_budget, "MAX_CALL_IDS", 2)
+    lines = [line for number in range(1, 4) for line in (call("shell", {"command": ["ls", str(number)]}, f"c{number}"),
+                                                          output(f"c{number}", f"out {number}"))]
+    rows = rollout_rows(tagged(*lines))
+    assert [row.text for row in rows if row.turn_type == "tool_use"] == ["ls 1", "ls 2", "ls 3"]
+    assert [row.text for row in rows if row.turn_type == "tool_result"] == ["out 1", "out 2", "out 3"]
+    problems = [(row.locator, row.text.split(";")[0], row.session_id) for row in rows
+                if row.text.startswith("parser:")]
+    assert problems == [("line:6", "parser: tool result for c3 with no tool call before it", THREAD),
+                        ("line:5", "parser: tool calls over the limit (2 call ids held to pair calls with results)",
+                         THREAD)]

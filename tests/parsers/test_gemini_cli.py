@@ -288,3 +288,58 @@ def test_only_the_newest_shell_command_has_a_time():
                   "gemini_cli.shell_history.v1")
     assert [(row.text, row.locator, row.timestamp_source) for row in rows] == [
         ("ls", "line:1", "none"), ("git status", "line:3", "file-mtime")]
+
+
+# -- budgets ---------------------------------------------------------------------------------------------
+
+
+def test_past_the_replay_budget_the_lines_are_counted_and_the_conversation_is_as_the_lines_before_left_it(
+        monkeypatch):
+    from aitrail.analyzer.formats.decode import decode_cost
+    from aitrail.analyzer.parsers.gemini_cli import replay
+
+    first = [user(1, "first question"), gemini(2, "first answer")]
+    held = sum(decode_cost(json.dumps(record).encode()) + replay.ITEM_COST for record in [META, *first])
+    monkeypatch.setattr(replay, "MAX_HELD_COST", held)
+    rows = chat(*first, user(3, "never held"), b"not json", {"$rewindTo": "m1"})
+    assert texts(rows, "user") == ["first question"] and texts(rows, "assistant") == ["first answer"]
+    assert not [row for row in rows if "rewound@" in row.locator]  # the rewind was counted, not applied
+    [over] = [row for row in rows if row.text.startswith("parser:")]
+    assert (over.locator, over.timestamp_source, over.session_id) == ("line:4", "none", SESSION)
+    assert over.text == (f"parser: chat replay over the limit (about {held} bytes of objects held); 3 lines from "
+                         "line 4 on were counted, not read: the conversation is shown as the lines before them left it")
+
+
+def test_the_earlier_copies_of_a_message_give_their_cost_back(monkeypatch):
+    from aitrail.analyzer.formats.decode import decode_cost
+    from aitrail.analyzer.parsers.gemini_cli import replay
+
+    copies = [gemini(2, "y" * 5000 + str(number)) for number in range(20)]
+    one = decode_cost(json.dumps(copies[0]).encode())
+    monkeypatch.setattr(replay, "MAX_HELD_COST", 3 * one + 25 * replay.ITEM_COST)  # far under twenty copies
+    rows = chat(*copies)
+    assert not parser_rows(rows)
+    assert texts(rows, "assistant") == [copies[-1]["content"]]
+
+
+def test_a_deep_path_is_walked_up_in_one_pass_and_the_project_map_has_a_budget(monkeypatch):
+    from aitrail.analyzer.parsers.gemini_cli import projects
+
+    deep = "/d" * 20_000  # each of its 20,000 parents hashed and held whole: 400 million characters
+    table = projects.ProjectMap()
+    table.add_candidate(deep)
+    assert len(table.by_hash) == projects.MAX_PARENT_LEVELS + 1 and not table.over_member
+    monkeypatch.setattr(projects, "MAX_MAP_BYTES", 3 * projects.ENTRY_COST)
+    trust = json.dumps({"/a/b/c/d": "TRUST_FOLDER", ROOT: "TRUST_FOLDER"}).encode()  # /a/b passes the budget
+    legacy = f".gemini/tmp/{ROOT_HASH}/chats/session-2026-03-11T16-40-0a1b2c3d.json"
+    files = {("gemini-cli.trusted_folders", ".gemini/trustedFolders.json"): trust,
+             ("gemini-cli.chats_legacy", legacy): json.dumps({"sessionId": "s", "messages": []}).encode()}
+    rows = drafts(FakeBundle(files), ".gemini/trustedFolders.json", "gemini_cli.trusted_folders.v1")
+    assert parser_rows(rows) == [
+        f"parser: project map over the limit (about {3 * projects.ENTRY_COST} bytes of paths and parent directories "
+        "for this .gemini directory); 2 paths and folder names from this file on were counted, not held: a folder "
+        "only they would name keeps an empty project_path"]
+    assert [row.text.split("=")[0] for row in rows[1:]] == [
+        "permission setting: trustedFolders[/a/b/c/d]", f"permission setting: trustedFolders[{ROOT}]"]
+    mapped = drafts(FakeBundle(files), legacy, "gemini_cli.chat_legacy_json.v1")
+    assert {row.project_path for row in mapped} == {""}  # ROOT came after the budget was spent: not held

@@ -159,3 +159,41 @@ def test_credentials_are_never_collected_nor_in_any_row(cli, tmp_path):
         assert secret not in payload, "auth.json and models.json are never collected"
     rows = timeline(cli, case, tmp_path / "t").decode()
     assert "Sup3rS3cret" not in rows and "7f3c2a91" not in rows
+
+
+def test_past_the_tree_budget_the_oldest_entries_are_forgotten_and_the_branches_held_are_still_given(monkeypatch):
+    from aitrail.analyzer.context import ParseContext
+    from aitrail.analyzer.formats.jsonl import Line, read_jsonl
+    from aitrail.analyzer.parsers.pi import session
+
+    monkeypatch.setattr(session, "TREE_ENTRIES", 4)
+    prompts = [entry(name, parent, {"role": "user", "content": f"p-{name}"}) for name, parent in
+               (("a", None), ("b", "a"), ("c", "b"), ("d", "b"), ("e", "d"), ("f", "e"))]
+    data = b"\n".join(json.dumps(record).encode() for record in [HEADER, *prompts]) + b"\n"
+    bundle = FakeBundle({("pi.sessions", SESSION): data})
+    ctx = ParseContext(bundle, bundle.source(SESSION), {})
+    reader = session.SessionReader(ctx)
+    rows = [row for line in read_jsonl(ctx) if isinstance(line, Line) for row in reader.rows(line)]
+    rows += reader.finish()
+    assert len(reader.tree) == 4  # was every entry of the file
+    assert [row.text for row in rows if row.turn_type == "user"] == [f"p-{name}" for name in "abcdef"]
+    over = [row for row in rows if row.text.startswith("parser: entry tree over the limit (4 entries held)")]
+    assert [(row.locator, row.timestamp_source) for row in over] == [("line:6", "none")]  # e, the fifth entry
+    assert "the 2 oldest entries (lines 2-3) were counted, not held" in over[0].text
+    branch = [row for row in rows if row.text.startswith("branch:")]  # c is held and off the path f-e-d-(b)
+    assert [(row.locator, row.text.split(" are ")[0]) for row in branch] == [
+        ("line:4", "branch: line 4 (1 entry, from entry c)")]
+
+
+def test_past_the_call_id_budget_the_calls_are_counted_and_every_row_is_still_given(monkeypatch):
+    from aitrail.analyzer.formats import call_budget
+
+    monkeypatch.setattr(call_budget, "MAX_CALL_IDS", 1)
+    second = {**CALL, "content": [{**CALL["content"][0], "id": "toolu_2"}]}
+    rows = session_rows(entry("a", None, CALL), entry("b", "a", RESULT), entry("c", "b", second),
+                        entry("d", "c", {**RESULT, "toolCallId": "toolu_2"}))
+    assert [row.tool_use_id for row in rows if row.turn_type in ("tool_use", "tool_result")] == [
+        "toolu_1", "toolu_1", "toolu_2", "toolu_2"]
+    assert [(row.locator, row.text.split(";")[0]) for row in rows if row.text.startswith("parser:")] == [
+        ("line:5/message", "parser: tool result for bash with no tool call before it"),
+        ("line:4/message/content/0", "parser: tool calls over the limit (1 call ids held to pair calls with results)")]

@@ -9,6 +9,8 @@ stated in docs/agents/claude-code.md. The package is split by file family:
   the sub-agent files (<sessionId>/subagents/agent-<id>.jsonl, legacy
   agent-<id>.jsonl): every entry type, tool joins by id, the streaming
   split, the parentUuid tree, model rows, permission decisions;
+* bookkeeping.py: what the walk holds from line to line (the tree, the
+  sessions, the responses), each within a budget;
 * content.py: how one entry's content reads as text;
 * history.py: history.jsonl with paste-cache/, and the 1.0.x
   prompt history inside ~/.claude.json (both secondary);

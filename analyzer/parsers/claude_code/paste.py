@@ -80,17 +80,44 @@ def _paste_uses(ctx: ParseContext) -> dict[str, PasteUse]:
 
 
 def _read_uses(ctx: ParseContext, history) -> dict[str, PasteUse]:
+    """The first use of each paste file beside this one, by its hash.
+
+    Only hashes that name a paste file in the bundle are kept, so the table
+    holds one entry per paste file whatever the history names; and the
+    history's lines are cut one at a time (a list of the lines of 64 MiB of
+    short lines was gigabytes).
+    """
     try:
         data = ctx.read(history)
     except MemberUnreadable:  # a history too large or unreadable: the pastes are dated by their files
         return {}
+    directory = ctx.source.directory
+    present = {_content_hash(source.name) for source in ctx.related("paste_cache") if source.directory == directory}
     uses: dict[str, PasteUse] = {}
-    for number, raw in enumerate(data.split(b"\n"), start=1):
+    for number, raw in _numbered_lines(data):
         for content_hash, use in _line_uses(number, raw):
+            if content_hash not in present:
+                continue
             first = uses.get(content_hash)
             uses[content_hash] = use if first is None else PasteUse(
                 first.line, first.timestamp_ns, first.session_id, first.project_path, first.number, first.prompts + 1)
     return uses
+
+
+def _numbered_lines(data: bytes) -> Iterator[tuple[int, bytes]]:
+    """(line number, line) of ``data``, one line made at a time; only lines that name a cached paste are cut."""
+    number, start = 1, 0
+    while True:
+        found = data.find(b"contentHash", start)
+        if found < 0:
+            return
+        newline = data.rfind(b"\n", start, found)
+        begin = newline + 1 if newline >= 0 else start
+        number += data.count(b"\n", start, begin)
+        end = data.find(b"\n", found)
+        end = len(data) if end < 0 else end
+        yield number, data[begin:end]
+        number, start = number + 1, end + 1
 
 
 def _line_uses(number: int, raw: bytes) -> Iterator[tuple[str, PasteUse]]:

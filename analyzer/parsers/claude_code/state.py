@@ -22,6 +22,7 @@ session_resume.py:326-380 (~/.claude.json); anthropics/claude-code@5cfc0a1905 CH
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections.abc import Iterator
@@ -107,12 +108,18 @@ def parse_global_state(ctx: ParseContext) -> Iterator[Draft]:
     yield from rows
 
 
-def _same_as(row: Draft) -> tuple:
-    return row.turn_type, row.text, row.project_path
+def _same_as(row: Draft) -> bytes:
+    """What a backup's row is compared by: a 16-byte digest of its turn, text and project.
+
+    A digest, not the texts: the live rows are kept for the worker's whole run,
+    and a live file within the document limits can give a million of them.
+    """
+    key = "\0".join((row.turn_type, row.text, row.project_path)).encode("utf-8", "surrogatepass")
+    return hashlib.sha256(key).digest()[:16]
 
 
 def _live_rows(ctx: ParseContext) -> set:
-    """What the live ~/.claude.json (and a CLAUDE_CONFIG_DIR one) of this location give."""
+    """What the live ~/.claude.json (and a CLAUDE_CONFIG_DIR one) of this location give (``_same_as`` digests)."""
     found = set()
     for store in LIVE_STATE_STORES:
         for source in ctx.related(store):

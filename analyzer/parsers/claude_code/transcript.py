@@ -19,6 +19,10 @@ The walk keeps, per file:
   or an edited prompt): a ``branch:`` row says where it continues from;
 * the model per session, for ``model:`` rows.
 
+The tree, the sessions and the responses are windows with budgets
+(bookkeeping.py): past one, its oldest entries are forgotten and a
+``parser:`` row says so at that line.
+
 Sample line::
 
     {"parentUuid":"a1…02","isSidechain":false,"cwd":"/home/dev/src/acme-api","sessionId":"4f9d2c1e-…",
@@ -38,41 +42,38 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 
 from aitrail.analyzer.bundle import MemberUnreadable
 from aitrail.analyzer.context import ParseContext
+from aitrail.analyzer.formats.call_budget import BoundedLedger
 from aitrail.analyzer.formats.calls import ROW_COLUMNS, CallLedger
-from aitrail.analyzer.formats.decode import canonical_json
 from aitrail.analyzer.formats.jsonl import Line, read_jsonl
 from aitrail.analyzer.formats.text import bad_line, bad_record
 from aitrail.analyzer.rows import Draft, ns_from_iso
 
 from . import content, entries
+from .bookkeeping import (
+    Answers,
+    EntryTree,
+    Node,
+    Responses,
+    Track,
+    held_calls,
+    held_key,
+    packed_span,
+    unpacked_span,
+)
 from .entries import CALL_BLOCKS
 
 SYNTHETIC_MODEL = "<synthetic>"  # replies Claude Code writes itself (API errors, "No response requested.")
-MAX_PENDING = 1000  # rows held back while the file has not yet said its cwd
+# rows held back while the file has not yet said its cwd (metadata lines come first): in rows and in text
+MAX_PENDING = 1000
+PENDING_CHARS = 16 * 1024 * 1024
+PENDING_OVER = ("parser: rows held for the file's cwd over the limit ({rows} rows or {chars} characters); the rows "
+                "up to this line are given without a project path")
 WHOLE_FILE_BYTES = 32 * 1024 * 1024  # a transcript up to this is held whole while it is read
 # json.dumps(value, ensure_ascii=False) with its encoder made once, not per call: a tool call's input
 _JSON_TEXT = json.JSONEncoder(ensure_ascii=False).encode
-
-
-@dataclass
-class _Response:
-    """What one API response (``message.id``) has already given in this file."""
-
-    first_line: int
-    keys: set = field(default_factory=set)  # digests of the blocks given
-    texts: dict = field(default_factory=dict)  # kind -> texts given, for a block that grows
-
-
-@dataclass
-class _Node:
-    line: int
-    track: str
-    bytes_at: bytes | tuple[int, int]  # the line's digest, or (offset, length) in a file held whole
-    response: str | None  # message.id of an assistant line
 
 
 def _line_digest(line: Line) -> bytes:
@@ -96,25 +97,6 @@ def _whole_file(ctx: ParseContext) -> bytes | None:
         return None
 
 
-def _digest(*parts) -> bytes:
-    """A digest of JSON values that is equal exactly when the values are (key order aside)."""
-    return hashlib.sha256(canonical_json(parts)).digest()[:16]
-
-
-SHORT_CALL_ID = 128  # characters: a tool call id this short is kept as it is, not digested
-
-
-def _block_identity(block) -> tuple | bytes:
-    """What a response's later lines are compared by: a call's id (a digest when long), any other block's digest.
-
-    Held for every response of the file: a few hundred bytes a block at most, whatever its text or id.
-    """
-    key = entries.block_key(block)
-    if key[0] == "call" and len(key[1]) <= SHORT_CALL_ID:
-        return key  # a tuple of two strings: never equal to a digest (bytes)
-    return _digest(key)
-
-
 class TranscriptWalk:
     """The rows of one transcript file, in file order."""
 
@@ -123,16 +105,15 @@ class TranscriptWalk:
         name = ctx.source.name
         self.agent_file = name[len("agent-"):-len(".jsonl")] if name.startswith("agent-") else None
         self.file_session = entries.file_session(ctx.source.path, self.agent_file is not None)
-        # tool_use ids open and answered; the orphan row has never carried the call's model
-        self.calls = CallLedger(columns=[name for name in ROW_COLUMNS if name != "model"])
-        self.responses: dict[str, _Response] = {}
-        self.models: dict[str, str] = {}  # session_id -> model in use
-        self.nodes: dict[str, _Node] = {}  # uuid -> where it is
-        self.first_child: dict[str, int] = {}  # parent uuid -> line of its first non-progress child
-        self.last_uuid: dict[str, str] = {}  # track -> last chain entry
-        self.calls_on: dict[str, set] = {}  # uuid -> tool_use ids that line holds
+        # tool_use ids open (the orphan row has never carried the call's model) and answered: each within a budget
+        self.calls = BoundedLedger(CallLedger(columns=[name for name in ROW_COLUMNS if name != "model"]))
+        self.answers = Answers()
+        # the parentUuid tree, the sessions (each its last entry and model) and the responses: within budgets
+        self.tree = EntryTree()
+        self.responses = Responses()
         self.cwd = ""
         self.pending: list[Draft] | None = []  # None once the file's cwd is known
+        self.pending_chars = 0
         self.data = _whole_file(ctx)
 
     # -- driving ---------------------------------------------------------------------------
@@ -141,31 +122,41 @@ class TranscriptWalk:
         """Every row of the transcript, in file order, then the rows for calls never answered."""
         for line in read_jsonl(self.ctx):
             if not isinstance(line, Line):
-                yield from self._emit([line])
+                yield from self._emit([line], line.locator)
                 continue
             drafts = list(self._line(line))
             if not drafts:  # every line is accounted for, even one with nothing to show
                 drafts = [Draft("system", f"entry {content.safe_label(line.value.get('type'))}: no content",
                                 line.locator, **self._base(line.value))]
-            yield from self._emit(drafts)
-        yield from self._emit(list(self.calls.orphans()))
+            for notices in (self.tree.notices, self.responses.notices, self.answers.notices):
+                if notices:  # a budget was reached on this line: said once, at this line
+                    drafts.extend(Draft("system", text, line.locator, timestamp_source="none") for text in notices)
+                    notices.clear()
+            yield from self._emit(drafts, line.locator)
+        yield from self._emit([*self.calls.orphans(), *self.calls.over_limit_rows()])
         if self.pending:
             yield from self.pending
 
-    def _emit(self, drafts: list[Draft]) -> list[Draft]:
+    def _emit(self, drafts: list[Draft], locator: str = "") -> list[Draft]:
         """The rows that may leave now, in order; the rows before the first cwd wait for it (metadata lines have none).
 
         A list, not a generator: it is called once per line, and once the cwd
-        is known it hands the line's rows straight back.
+        is known it hands the line's rows straight back. Past MAX_PENDING rows
+        or PENDING_CHARS characters of them the rows leave without the cwd,
+        and a parser: row at ``locator`` (the line read) says so.
         """
         if self.pending is None:
             return drafts
         self.pending.extend(drafts)
-        if not self.cwd and len(self.pending) <= MAX_PENDING:
+        self.pending_chars += sum(len(draft.text) for draft in drafts)
+        if not self.cwd and len(self.pending) <= MAX_PENDING and self.pending_chars <= PENDING_CHARS:
             return []
         released, self.pending = self.pending, None
         for draft in released:
             draft.project_path = draft.project_path or self.cwd
+        if not self.cwd and locator:
+            released.append(Draft("system", PENDING_OVER.format(rows=MAX_PENDING, chars=PENDING_CHARS),
+                                  locator, timestamp_source="none"))
         return released
 
     def _base(self, entry: dict) -> dict:
@@ -235,23 +226,22 @@ class TranscriptWalk:
             yield Draft("system", content.metadata_text(kind, entry, self._line_of), line.locator, **base)
 
     def _line_of(self, uuid) -> int | None:
-        node = self.nodes.get(uuid) if isinstance(uuid, str) else None
-        return node.line if node else None
+        return self.tree.line_of(uuid)
 
     # -- the parentUuid tree ------------------------------------------------------------------
 
     def _repeated(self, uuid: str, line: Line) -> int | None:
-        """The line an identical entry (same uuid, same bytes) was already written on."""
-        node = self.nodes.get(uuid)
+        """The line an identical entry (same uuid, same bytes) was already written on (among the uuids held)."""
+        node = self.tree.node(uuid)
         if node is None:
             return None
         if self.data is None:
             return node.line if node.bytes_at == _line_digest(line) else None
-        offset, length = node.bytes_at
+        offset, length = unpacked_span(node.bytes_at) if isinstance(node.bytes_at, int) else (0, 0)
         return node.line if self.data[offset:offset + length].strip() == line.raw.strip() else None
 
-    def _bytes_at(self, line: Line) -> bytes | tuple[int, int]:
-        return (line.offset, len(line.raw)) if self.data is not None else _line_digest(line)
+    def _bytes_at(self, line: Line) -> bytes | int:
+        return packed_span(line.offset, len(line.raw)) if self.data is not None else _line_digest(line)
 
     def _tree(self, entry: dict, uuid: str, kind: str, line: Line, base: dict, response: str | None,
               calls: set) -> Draft | None:
@@ -259,43 +249,43 @@ class TranscriptWalk:
 
         ``response``: an assistant line's ``message.id`` (``entries.message_id``); ``calls``: its tool_use ids.
         """
-        track = base["session_id"]
+        track = self.tree.track(base["session_id"])
         parent = entry.get("parentUuid")
-        previous = self.last_uuid.get(track)
+        parent_key = held_key(parent) if isinstance(parent, str) and parent else None
+        parent_node = self.tree.node(parent) if parent_key is not None else None
+        response_key = held_key(response) if response is not None else None
         branch = None
-        if isinstance(parent, str) and parent and parent != previous:
-            text = self._branch_text(entry, parent, previous, track, response)
+        if parent_key is not None and parent_key != track.last:
+            text = self._branch_text(entry, str(parent), parent_node, track, base["session_id"], response_key)
             if text:
                 branch = Draft("system", text, line.locator, **base)
-        if uuid not in self.nodes:
-            self.nodes[uuid] = _Node(line.number, track, self._bytes_at(line), response)
-        if isinstance(parent, str) and parent and kind != "progress":
-            self.first_child.setdefault(parent, line.number)
-        self.last_uuid[track] = uuid
-        if calls:
-            self.calls_on[uuid] = calls
+        key = held_key(uuid)
+        self.tree.add(key, Node(line.number, track, self._bytes_at(line), response_key, held_calls(calls)))
+        if parent_node is not None and kind != "progress" and parent_node.first_child is None:
+            parent_node.first_child = line.number
+        track.last = key
         return branch
 
-    def _branch_text(self, entry: dict, parent: str, previous: str | None, track: str,
-                     response: str | None) -> str | None:
-        node = self.nodes.get(parent)
+    def _branch_text(self, entry: dict, parent: str, node: Node | None, track: Track, track_name: str,
+                     response) -> str | None:
         if node is None:
-            return f"branch: continues from entry {parent}, which is not in this file"
-        if node.track != track:
-            return f"branch: {track} starts from line:{node.line} ({parent}) of {node.track}"
-        earlier = self.first_child.get(parent)
+            return self.tree.not_held(parent)
+        if node.track.key != track.key:
+            return f"branch: {track_name} starts from line:{node.line} ({parent}) of {node.track.name}"
+        earlier = node.first_child
         same_response = node.response is not None and node.response == response
-        if earlier is None or same_response or self._answers_call_on(entry, parent):
+        if earlier is None or same_response or self._answers_call_on(entry, parent, node):
             return None  # a chain through a skipped line, the rest of one response, a result on its call's line
-        before = self._line_of(previous)
-        after = f", not from the entry before it (line:{before})" if before else ""
+        before = self.tree.nodes.get(track.last) if track.last is not None else None
+        after = f", not from the entry before it (line:{before.line})" if isinstance(before, Node) else ""
         return (f"branch: continues from line:{node.line} ({parent}){after}; line:{node.line}'s earlier "
                 f"continuation at line:{earlier} is another branch (rewound, edited or retried)")
 
-    def _answers_call_on(self, entry: dict, parent: str) -> bool:
+    @staticmethod
+    def _answers_call_on(entry: dict, parent: str, node: Node) -> bool:
         if entry.get("sourceToolAssistantUUID") == parent:
             return True
-        return bool(entries.result_ids(entry) & self.calls_on.get(parent, set()))
+        return bool(node.calls) and any(held_key(call) in node.calls for call in entries.result_ids(entry))
 
     # -- assistant ------------------------------------------------------------------------------
 
@@ -307,9 +297,8 @@ class TranscriptWalk:
         model = message.get("model")
         model = model if isinstance(model, str) else ""
         synthetic = model == SYNTHETIC_MODEL or api_error
-        fresh = self._fresh(message_id, blocks, line.number)
+        first, fresh = self.responses.fresh(message_id, blocks, line.number)
         if blocks and not fresh and message_id is not None:  # (no id: every block is fresh)
-            first = self.responses[message_id].first_line
             yield Draft("system", f"repeated: line repeats assistant message {message_id} given from "
                                   f"line:{first}; it adds no new content", line.locator, model=model, **base)
             return
@@ -319,32 +308,10 @@ class TranscriptWalk:
         for position, block, text in fresh:
             yield from self._assistant_block(block, text, f"{where}/{position}", synthetic, columns)
 
-    def _fresh(self, message_id: str | None, blocks: list, number: int) -> list[tuple[int, object, str | None]]:
-        """The blocks of a line not already given by an earlier line of the same response.
-
-        Handles both ways a response can be split: each line carrying only its
-        new block (what 2.x writes), and lines repeating the earlier blocks
-        (a block already given is skipped; a text that grew gives its new tail).
-        """
-        if message_id is None:
-            return [(position, block, None) for position, block in enumerate(blocks)]
-        response = self.responses.setdefault(message_id, _Response(number))
-        fresh = []
-        for position, block in enumerate(blocks):
-            key = _block_identity(block)
-            if key in response.keys:
-                continue
-            response.keys.add(key)
-            fresh.append((position, block, _grown_tail(response, block)))
-        return fresh
-
     def _model_row(self, model: str, line: Line, base: dict) -> Iterator[Draft]:
-        session = base["session_id"]
-        old = self.models.get(session)
-        if old == model:
+        text = self.tree.model_change(self.tree.track(base["session_id"]), model)
+        if text is None:
             return
-        self.models[session] = model
-        text = f"model: {model}" if old is None else f"model: {old} -> {model}"
         yield Draft("system", text, f"{line.locator}/message/model", model=model, **base)
 
     def _assistant_block(self, block, tail: str | None, where: str, synthetic: bool, base: dict) -> Iterator[Draft]:
@@ -419,14 +386,14 @@ class TranscriptWalk:
         call_id = block.get("tool_use_id")
         call_id = call_id if isinstance(call_id, str) else ""
         call = self.calls.take(call_id)
-        name = call.tool_name if call else self.calls.answered_name(call_id)
+        name = call.tool_name if call else self.answers.name(call_id)
         text = content.result_text(block.get("content"))
         yield Draft("tool_result", text, where, tool_name=name, tool_use_id=call_id, **base)
-        if call is None and not self.calls.is_answered(call_id):
+        if call is None and not self.answers.known(call_id):
             what = f"tool_use_id {call_id}" if call_id else "no tool_use_id"
             yield Draft("system", f"parser: tool result for an unknown tool ({what}) with no tool call before it",
                         where, **base)
-        self.calls.answered(call_id, name)
+        self.answers.record(call_id, name)
         decision = content.permission_decision(text, block.get("is_error"))
         if decision:
             yield Draft("system", f"permission decision: {decision}", where, tool_name=name, tool_use_id=call_id,
@@ -441,7 +408,7 @@ class TranscriptWalk:
         session = entry.get("sessionId") if isinstance(entry.get("sessionId"), str) else self.file_session
         yield Draft("system", f"subagent: agent-{agent} ran tool call {results[0]}; its rows carry session "
                               f"{session}/agent-{agent}", f"{line.locator}/toolUseResult/agentId",
-                    tool_name=self.calls.answered_name(results[0]), tool_use_id=results[0], **base)
+                    tool_name=self.answers.name(results[0]), tool_use_id=results[0], **base)
 
     # -- attachments and the end of the file ------------------------------------------------------
 
@@ -484,21 +451,6 @@ class _Typed:
         if self.delegated:
             return [Draft("system", f"subagent prompt: {text}", where, **self.base)]
         return [Draft("user", text, where, **self.base)]
-
-
-def _grown_tail(response: _Response, block) -> str | None:
-    """The new end of a text or thinking block that extends one an earlier line gave, else None."""
-    if not isinstance(block, dict) or block.get("type") not in ("text", "thinking"):
-        return None
-    kind = block["type"]
-    text = str(block.get(kind, ""))
-    given = response.texts.setdefault(kind, [])
-    for index, earlier in enumerate(given):
-        if earlier and text.startswith(earlier) and len(text) > len(earlier):
-            given[index] = text
-            return text[len(earlier):]
-    given.append(text)
-    return None
 
 
 def parse_transcript(ctx: ParseContext) -> Iterator[Draft]:

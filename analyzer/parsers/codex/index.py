@@ -44,6 +44,10 @@ from .rollout import thread_id_from_name
 
 ROLLOUT_STORES = ("rollouts", "rollouts_compressed", "archived_rollouts", "archived_rollouts_compressed",
                   "rollouts_untagged_flat", "rollouts_legacy_json")
+# Child thread ids held to date the edge rows by their child's creation (estimated bytes: each id's
+# characters and ID_COST); a real state database has hundreds of threads.
+MAX_CHILD_BYTES = 64 * 1024 * 1024
+ID_COST = 128  # an id's set and dict slots, besides its characters
 STATE_FIELDS = ("rollout_path", "source", "cli_version", "thread_source", "agent_nickname", "agent_role",
                 "git_sha", "git_origin_url", "archived")
 
@@ -215,7 +219,12 @@ def _state_rows(ctx: ParseContext, connection: sqlite3.Connection) -> Iterator[D
     known = rollout_ids(ctx)
     has_edges = sqlite_safe.is_real_table(connection, "thread_spawn_edges")
     # an edge row gives its child's creation time: keep it only for the children edges name
-    wanted = _edge_children(connection, known) if has_edges else set()
+    wanted, over_at = _edge_children(connection, known) if has_edges else (set(), None)
+    if over_at is not None:
+        yield Draft("system", f"parser: spawn edge children over the limit (about {MAX_CHILD_BYTES} bytes of child "
+                              "thread ids held for their creation time); from this edge on, an edge row whose "
+                              "child was not held has no time", f"sqlite:thread_spawn_edges:{over_at}",
+                    timestamp_source="none")
     created: dict[str, int | None] = {}
     for thread in _table(connection, "threads"):
         locator = f"sqlite:threads:{as_text(thread.get('_rowid'))}"
@@ -229,8 +238,21 @@ def _state_rows(ctx: ParseContext, connection: sqlite3.Connection) -> Iterator[D
         yield from _edge_rows(edge, created, known)
 
 
-def _edge_children(connection: sqlite3.Connection, known: frozenset[str]) -> set[str]:
-    """Child thread ids of the edges that will be rows (their child's rollout is not in the bundle)."""
+def _edge_children(connection: sqlite3.Connection, known: frozenset[str]) -> tuple[set[str], object]:
+    """Child thread ids of the edges that will be rows (their child's rollout is not in the bundle).
+
+    At most MAX_CHILD_BYTES of them; with it, the rowid of the edge at which that was reached (else None).
+    """
     edges = sqlite_safe.table_rows(connection, "thread_spawn_edges", "thread_spawn_edges child ids",
                                    ("child_thread_id",))
-    return {child for child in (as_text(edge.get("child_thread_id")) for edge in edges) if child not in known}
+    children: set[str] = set()
+    spent = 0
+    for edge in edges:
+        child = as_text(edge.get("child_thread_id"))
+        if child in known or child in children:
+            continue
+        spent += len(child) + ID_COST
+        if spent > MAX_CHILD_BYTES:
+            return children, edge.get("_rowid")
+        children.add(child)
+    return children, None

@@ -8,7 +8,8 @@ tagged ``response_item`` lines are the same OpenAI Responses items::
     {"type":"function_call_output","call_id":"call_1","output":"{\"output\":\"a.py\\n\",\"metadata\":{\"exit_code\":0}}"}
     {"type":"reasoning","summary":[{"type":"summary_text","text":"**Planning**"}],"encrypted_content":"gAAA..."}
 
-Calls and results are joined by ``call_id`` only (``formats.calls.CallLedger``). ``arguments`` is
+Calls and results are joined by ``call_id`` only (``formats.call_budget.BoundedLedger``: a CallLedger
+holding at most MAX_CALL_IDS ids of one file, the calls past it counted). ``arguments`` is
 a JSON *string*: shell calls show the decoded command, other calls the string
 itself (it already is JSON text). An output that is itself a JSON string
 ``{"output":..., "metadata":...}`` (rollouts before 2026-05) is decoded once more.
@@ -37,7 +38,7 @@ import re
 import shlex
 from collections.abc import Iterable, Iterator
 
-from aitrail.analyzer.formats.calls import CallLedger
+from aitrail.analyzer.formats.call_budget import BoundedLedger
 from aitrail.analyzer.formats.decode import decode_json
 from aitrail.analyzer.formats.idioms import as_dict, plain
 from aitrail.analyzer.formats.text import excerpt, image_placeholder, is_image_block
@@ -315,7 +316,7 @@ class ItemReader:
     """Turns ResponseItems into Drafts; ``moment`` holds the columns every row shares."""
 
     def __init__(self) -> None:
-        self.calls = CallLedger()
+        self.calls = BoundedLedger()  # every call id of the file, within call_budget.MAX_CALL_IDS
 
     def rows(self, item: dict, locator: str, moment: dict, duplicate_of: int | None = None) -> Iterable[Draft]:
         """The rows of one ResponseItem, by its ``item_kind``; an unknown type is one system row.

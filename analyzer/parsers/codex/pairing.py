@@ -21,11 +21,20 @@ order. Pairs are a few lines apart; should the held rows pass HOLD_ROWS or
 HOLD_CHARACTERS (a line that never pairs, early in a long file), the whole
 file's pairing is computed by a second read (``find_duplicates``, what every
 rollout cost before) and nothing more is held. Both give the same pairs.
+
+Both reads pair with the same ``Pairing``, whose memory has budgets of its
+own: the lines still waiting for their other half (MAX_UNPAIRED: past it the
+oldest is let go, a row of its own, and a line that would have paired with it
+is one too), and the pairs the second read keeps for the lines still to come
+(MAX_KNOWN_PAIRS: past it the later lines are not marked as repeats). Each
+says so once in a ``parser:`` row (``notices``). A waiting content held two
+empty queues for the rest of the file once it paired (1.5 KB a content);
+a paired content now holds nothing.
 """
 
 from __future__ import annotations
 
-from collections import deque
+from collections import OrderedDict, deque
 from collections.abc import Iterable, Iterator
 from typing import cast
 
@@ -67,6 +76,17 @@ _EVENT_FIELDS = {"user_message": ("user", "message"), "agent_message": ("assista
 EVENT_REPEAT = "duplicate of line {line} ({kind} event of that response item)"
 HOLD_ROWS = 4096
 HOLD_CHARACTERS = 8 * 1024 * 1024
+# Halves waiting for their other half (about 500 bytes each, so about 125 MB at most); a real rollout
+# has a few hundred at a time (a reasoning item whose events were not kept, a reply written once).
+MAX_UNPAIRED = 250_000
+# Pairs the whole-file read keeps for the lines still to come (about 100 bytes each): a real rollout
+# has fewer than 100,000 lines, so fewer than 50,000 pairs.
+MAX_KNOWN_PAIRS = 1_000_000
+UNPAIRED_OVER = ("parser: unpaired lines over the limit ({limit} waiting for their other half); from here on the "
+                 "oldest waiting is let go: it, and a later line that would have paired with it, are rows of their "
+                 "own")
+PAIRS_OVER = ("parser: pairing over the limit ({limit} pairs kept from the whole file's read); from here on the lines "
+              "are not marked as repeats: a prompt, reply or reasoning may be given twice")
 
 
 _SIDES = {"response_item": "response", "event_msg": "event"}  # a tagged line's type: its side
@@ -128,9 +148,96 @@ def line_keys(record: object, raw: bytes) -> tuple[str, list[tuple[str, bytes]]]
     return side, keys
 
 
-def find_duplicates(ctx: ParseContext) -> dict[int, int]:
-    """{line that repeats: line it repeats} for the whole file, by reading it once more."""
-    sides: dict[tuple[str, bytes], tuple[list[int], list[int]]] = {}
+Key = tuple[str, bytes]  # (content kind, signature)
+
+
+class _Queue:
+    """The lines of one side waiting for the other, for one content: (line, held row or None, serial), oldest first.
+
+    A list read from a moving head: most contents wait with one line, and a
+    deque costs 760 bytes however few it holds.
+    """
+
+    __slots__ = ("side", "items", "head")
+
+    def __init__(self, side: str) -> None:
+        self.side = side
+        self.items: list[tuple[int, _Held | None, int]] = []
+        self.head = 0
+
+    def push(self, item: tuple[int, _Held | None, int]) -> None:
+        self.items.append(item)
+
+    def pop(self) -> tuple[int, _Held | None, int]:
+        """The oldest item, no longer waiting (what it held is let go once half of the list is read)."""
+        item = self.items[self.head]
+        self.head += 1
+        if self.head * 2 >= len(self.items):
+            del self.items[:self.head]
+            self.head = 0
+        return item
+
+    def __len__(self) -> int:
+        return len(self.items) - self.head
+
+
+class Pairing:
+    """Per content, the lines of one side waiting for the other: the n-th line of a side pairs with the n-th.
+
+    Within MAX_UNPAIRED waiting lines, all told: past it the oldest is let go.
+    ``evicted_at``: the line at which that first happened (0: never).
+    """
+
+    def __init__(self) -> None:
+        self.open: dict[Key, _Queue] = {}  # only contents with a line waiting: one side at a time
+        self.order: OrderedDict[int, Key] = OrderedDict()  # serial of each waiting line -> its content, oldest first
+        self.serial = 0
+        self.evicted_at = 0
+
+    def take(self, side: str, key: Key) -> tuple[int, _Held | None] | None:
+        """The oldest line of the other side waiting with this content, no longer waiting (its line, its held row)."""
+        queue = self.open.get(key)
+        if queue is None or queue.side == side:
+            return None
+        partner, partner_held, serial = queue.pop()
+        del self.order[serial]
+        if not len(queue):
+            del self.open[key]
+        return partner, partner_held
+
+    def wait(self, line: int, side: str, key: Key, held: _Held | None) -> None:
+        """``line`` waits for a line of the other side with this content (``held``: its held row, if any)."""
+        queue = self.open.get(key)
+        if queue is None:
+            queue = self.open[key] = _Queue(side)
+        self.serial += 1
+        queue.push((line, held, self.serial))
+        self.order[self.serial] = key
+
+    def trim(self, line: int) -> list[tuple[int, _Held | None]]:
+        """Let the oldest waiting lines go until MAX_UNPAIRED wait (``line``: the line read); the ones let go."""
+        gone = []
+        while len(self.order) > MAX_UNPAIRED:
+            _, key = self.order.popitem(last=False)
+            queue = self.open[key]
+            old, old_held, _ = queue.pop()  # the oldest of all is the oldest of its own content
+            if not len(queue):
+                del self.open[key]
+            gone.append((old, old_held))
+            self.evicted_at = self.evicted_at or line
+        return gone
+
+
+def find_duplicates(ctx: ParseContext, after: int = 0, waiting: Iterable[int] = ()) -> tuple[dict[int, int],
+                                                                                                Pairing, int]:
+    """The whole file's pairing, by reading it once more: ({line that repeats: line it repeats}, pairing, over).
+
+    Kept: the pairs of a line in ``waiting`` or after line ``after`` (those a
+    caller reading at ``after`` still needs), at most MAX_KNOWN_PAIRS; ``over``
+    is the line at which that budget was reached (the read stops there; 0: never).
+    """
+    wanted, pairing = set(waiting), Pairing()
+    pairs: dict[int, int] = {}
     try:
         for item in ctx.lines():
             if isinstance(item, Draft) or not names_a_pair(item.raw):
@@ -141,17 +248,20 @@ def find_duplicates(ctx: ParseContext) -> dict[int, int]:
                 continue
             side, keys = line_keys(record, item.raw)
             for key in keys:
-                sides.setdefault(key, ([], []))[0 if side == "response" else 1].append(item.number)
+                found = pairing.take(side, key)
+                if found is None:
+                    pairing.wait(item.number, side, key, None)
+                    continue
+                repeats, repeated = (item.number, found[0]) if side == repeating_side(key[0]) else (
+                    found[0], item.number)
+                if repeats > after or repeats in wanted:
+                    if len(pairs) >= MAX_KNOWN_PAIRS:
+                        return pairs, pairing, item.number
+                    pairs[repeats] = repeated
+            pairing.trim(item.number)
     except MemberUnreadable:
         pass  # the rows pass reads up to the same place and reports it
-    pairs: dict[int, int] = {}
-    for (kind, _), (responses, events) in sides.items():
-        for response, event in zip(responses, events, strict=False):  # unpaired extras stay unpaired
-            if kind == "user":
-                pairs[response] = event
-            else:
-                pairs[event] = response
-    return pairs
+    return pairs, pairing, 0
 
 
 def repeating_side(kind: str) -> str:
@@ -181,46 +291,65 @@ class Repeats:
 
     def __init__(self, ctx: ParseContext):
         self.ctx = ctx
-        # per key, the lines of each side not paired yet: (line, its held row or None)
-        self.open: dict[tuple[str, bytes], tuple[deque, deque]] = {}
-        self.known: dict[int, int] = {}  # line that repeats: line it repeats (found so far)
-        self.whole: dict[int, int] | None = None  # the whole file's pairing, once it had to be read
+        self.pairing: Pairing | None = Pairing()  # None once the whole file's pairing was read
+        self.known: dict[int, int] = {}  # the line read, when it repeats an earlier one: the line it repeats
+        self.whole: dict[int, int] | None = None  # the whole file's pairing (for the lines to come), once read
+        self.line = 0  # the last line placed
+        self.notices: list[Draft] = []  # parser: rows of the budgets, for the reader to give
+        self.said: set[str] = set()
         self.queue: deque[Draft | _Held] = deque()  # rows not yet given, in file order
         self.waiting: dict[int, _Held] = {}  # line: its held row, while a later line may repeat it
         self.characters = 0  # text held in the queue
 
     def get(self, line: int) -> int | None:
-        """The line that ``line`` repeats, as the lines read so far say (the whole file, after a re-read)."""
-        return self.whole.get(line) if self.whole is not None else self.known.get(line)
+        """The line that ``line`` (the line read) repeats, as the lines read so far say.
+
+        After a re-read, the whole file says, and each line's answer is let go once given.
+        """
+        return self.whole.pop(line, None) if self.whole is not None else self.known.get(line)
 
     def place(self, line: Line) -> _Held | None:
         """Pair one decoded line with earlier ones; a _Held when its row must wait for a later line."""
-        if self.whole is not None:
+        self.known.clear()  # only the line read is asked about
+        self.line = line.number
+        pairing = self.pairing
+        if pairing is None:
             return None
         side, keys = line_keys(line.value, line.raw)
         held = None
-        for kind, digest in keys:
-            sides = self.open.get((kind, digest))
-            if sides is None:  # not setdefault: that would make two deques for every key seen before
-                sides = self.open[(kind, digest)] = (deque(), deque())
-            responses, events = sides
-            mine, theirs = (responses, events) if side == "response" else (events, responses)
-            if theirs:
-                partner, partner_held = theirs.popleft()
-                if side == repeating_side(kind):
+        for key in keys:
+            found = pairing.take(side, key)
+            if found is not None:
+                partner, partner_held = found
+                if side == repeating_side(key[0]):
                     self.known[line.number] = partner
-                else:
-                    self.known[partner] = line.number
-                    if partner_held is not None:
-                        partner_held.decide(line.number)
-                        del self.waiting[partner]
-            elif side == repeating_side(kind):  # a later line of the other side may make this a repeat
-                held = held or _Held(_repeat_text(kind, line))
-                mine.append((line.number, held))
+                elif partner_held is not None:
+                    partner_held.decide(line.number)
+                    del self.waiting[partner]
+            elif side == repeating_side(key[0]):  # a later line of the other side may make this a repeat
+                held = held or _Held(_repeat_text(key[0], line))
+                pairing.wait(line.number, side, key, held)
                 self.waiting[line.number] = held
             else:
-                mine.append((line.number, None))
-        return held
+                pairing.wait(line.number, side, key, None)
+        for gone, gone_held in pairing.trim(line.number):
+            if gone_held is not None and self.waiting.get(gone) is gone_held:
+                del self.waiting[gone]
+                gone_held.decide(None)  # let go: a row of its own
+        if pairing.evicted_at and not self.said:
+            self.notice(UNPAIRED_OVER.format(limit=MAX_UNPAIRED), pairing.evicted_at)
+        return held if held is not None and held.waiting else None
+
+    def notice(self, text: str, line: int) -> None:
+        """A budget's ``parser:`` row at ``line``, given once per budget."""
+        if text not in self.said:
+            self.said.add(text)
+            self.notices.append(Draft("system", text, f"line:{line}", timestamp_source="none"))
+
+    def take_notices(self) -> list[Draft]:
+        """The budget rows made since the last call (the reader gives them with its thread's columns)."""
+        notices, self.notices = self.notices, []
+        return notices
 
     def release(self, rows: list[Draft], held: _Held | None = None) -> Iterable[Draft]:
         """Queue one line's rows (its ``held`` from place()); give every row that is settled, in order."""
@@ -248,11 +377,15 @@ class Repeats:
 
     def settle(self) -> None:
         """Read the whole file's pairing now (one more read), decide every held row by it, hold no more."""
-        self.whole = find_duplicates(self.ctx)
+        self.whole, pairing, over = find_duplicates(self.ctx, self.line, self.waiting)
         for line, held in self.waiting.items():
-            held.decide(self.whole.get(line))
+            held.decide(self.whole.pop(line, None))
         self.waiting.clear()
-        self.open.clear()
+        self.pairing = None
+        if pairing.evicted_at:  # the same as this read's, or one it had not reached yet
+            self.notice(UNPAIRED_OVER.format(limit=MAX_UNPAIRED), pairing.evicted_at)
+        if over:
+            self.notice(PAIRS_OVER.format(limit=MAX_KNOWN_PAIRS), over)
 
     def _settled(self) -> Iterator[Draft]:
         queue = self.queue

@@ -243,8 +243,9 @@ class RolloutReader:
         return row
 
     def orphans(self) -> Iterator[Draft]:
-        """A ``no result recorded`` row per call still open at the end of the file."""
+        """A ``no result recorded`` row per call still open at the end of the file; the call budget's row, if any."""
         yield from self.items.calls.orphans()
+        yield from (self.owned(row) for row in self.items.calls.over_limit_rows())
 
 
 def _attachments(event: dict, locator: str, moment: dict) -> Iterator[Draft]:
@@ -323,6 +324,8 @@ def read_rollout(ctx: ParseContext) -> Iterator[Draft]:
                 yield from repeats.release([reader.owned(row) for row in reader.line_rows(line)], held)
             else:
                 yield from repeats.release([reader.owned(line)])
+            if repeats.notices:  # a pairing budget was reached: its parser: row, once
+                yield from [reader.owned(row) for row in repeats.take_notices()]
     except MemberUnreadable as exc:
         yield from repeats.finish()  # the pairs the readable lines make: those a full read would make
         if "zstd" not in str(exc):
@@ -335,6 +338,7 @@ def read_rollout(ctx: ParseContext) -> Iterator[Draft]:
         # decided by the whole file as a reader that paired first would have decided them
         repeats.settle()
         yield from repeats.finish()
+        yield from [reader.owned(row) for row in repeats.take_notices()]
         raise
     yield from repeats.finish()
     yield from reader.orphans()
@@ -386,3 +390,4 @@ def parse_rollout_legacy_json(ctx: ParseContext) -> Iterator[Draft]:
             continue
         yield from reader.rows(item, locator, moment)
     yield from reader.calls.orphans()
+    yield from reader.calls.over_limit_rows()

@@ -29,7 +29,7 @@ from collections.abc import Iterator
 
 from aitrail.analyzer.bundle import MemberUnreadable
 from aitrail.analyzer.context import ParseContext
-from aitrail.analyzer.formats.decode import decode_json
+from aitrail.analyzer.formats.decode import decode_cost, decode_json
 from aitrail.analyzer.formats.jsonl import Line, read_jsonl
 from aitrail.analyzer.formats.text import bad_record, excerpt, json_document
 from aitrail.analyzer.rows import Draft, ns_from_ms
@@ -78,9 +78,14 @@ def parse_chat_jsonl(ctx: ParseContext) -> Iterator[Draft]:
     replay = Replay()
     for item in read_jsonl(ctx):
         if isinstance(item, Line):
-            replay.add_record(item.value, item.number)
+            replay.add_record(item.value, item.number, decode_cost(item.raw))
         else:
             replay.add_draft(item, int(item.locator.split(":", 1)[1]))
+    if replay.over_at:
+        replay.note(Draft("system", f"parser: chat replay over the limit (about {replay.limit} bytes of objects "
+                                    f"held); {replay.skipped} lines from line {replay.over_at} on were counted, not "
+                                    "read: the conversation is shown as the lines before them left it",
+                          f"line:{replay.over_at}", timestamp_source="none"), replay.over_at)
     base = {"session_id": replay.session_id(), "project_path": project_path(ctx, replay.metadata.get("projectHash"))}
     yield from _set_aside_note(ctx, base)
     ordered = replay.ordered()
@@ -178,7 +183,8 @@ def parse_chat_legacy_json(ctx: ParseContext) -> Iterator[Draft]:
     if not isinstance(messages, list):
         yield bad_record("json:/messages", "messages is not an array", compact(messages))
         return
-    copied = _continued_in(ctx)
+    copied = _continued_in(ctx, {record["id"] for record in messages
+                                 if isinstance(record, dict) and isinstance(record.get("id"), str)})
     kept: list[Message] = []
     for index, record in enumerate(messages):
         locator = f"json:/messages/{index}"
@@ -197,8 +203,13 @@ def parse_chat_legacy_json(ctx: ParseContext) -> Iterator[Draft]:
     yield from renderer.finish()
 
 
-def _continued_in(ctx: ParseContext) -> set[str] | None:
-    """Message ids of the ``.jsonl`` a resume wrote beside this file, or None when there is none."""
+def _continued_in(ctx: ParseContext, wanted: set[str]) -> set[str] | None:
+    """Which ``wanted`` message ids the ``.jsonl`` a resume wrote beside this file holds; None when there is none.
+
+    Every message the replay of that file would hold counts, whatever became of
+    it there (rewound, replaced). Only the ids asked for are kept and the file's
+    lines are cut one at a time, so memory does not grow with the sibling.
+    """
     sibling = ctx.sibling(ctx.source.name + "l", "chats")
     if sibling is None:
         return None
@@ -206,12 +217,38 @@ def _continued_in(ctx: ParseContext) -> set[str] | None:
         data = ctx.read(sibling)
     except (MemberUnreadable, OSError):
         return None  # an unreadable sibling only means that nothing is skipped here
-    replay = Replay()
-    for number, raw in enumerate(data.split(b"\n"), 1):
+    found: set[str] = set()
+    for raw in _lines(data):
         try:
             record = decode_json(raw)
         except (ValueError, UnicodeDecodeError):
             continue
         if isinstance(record, dict):
-            replay.add_record(record, number)
-    return {entry.message_id for entry in replay.entries}
+            found.update(message_id for message_id in _message_ids(record) if message_id in wanted)
+    return found
+
+
+def _lines(data: bytes) -> Iterator[bytes]:
+    """The lines of ``data``, one made at a time (a list of them all costs an object per line)."""
+    start = 0
+    while start <= len(data):
+        end = data.find(b"\n", start)
+        end = len(data) if end < 0 else end
+        yield data[start:end]
+        start = end + 1
+
+
+def _message_ids(record: dict) -> list[str]:
+    """The ids of the messages a chat line gives, classified in the order ``Replay.add_record`` uses."""
+    if isinstance(record.get("$rewindTo"), str):
+        return []
+    if isinstance(record.get("id"), str):
+        return [record["id"]]
+    if isinstance(record.get("$set"), dict):
+        messages = record["$set"].get("messages")
+    elif isinstance(record.get("sessionId"), str) and isinstance(record.get("projectHash"), str):
+        messages = record.get("messages")
+    else:
+        return []
+    return [message["id"] for message in messages if isinstance(message, dict) and isinstance(message.get("id"), str)
+            ] if isinstance(messages, list) else []

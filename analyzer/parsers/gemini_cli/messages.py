@@ -185,6 +185,11 @@ class SessionRenderer:
     Built over every message of the session first, so that a result recorded
     only in a later synthetic user message still meets its call, and a
     functionResponse already recorded with its call is not repeated.
+
+    Its id sets and call ledger hold ids of the messages it is given, and no
+    more than they hold: those are within the replay's budget for a chat
+    (``replay.MAX_HELD_COST``) and within the document limits for a legacy or
+    saved chat, so they need no budget of their own.
     """
 
     def __init__(self, messages: list[Message], base: dict, subagent: bool = False):

@@ -16,6 +16,13 @@ keys, the ``.project_root`` contents, the ``trustedFolders.json`` keys and the
 absolute paths in ``settings.json``, each with its parent directories. A
 folder no known path hashes to keeps an empty project_path: never a guess.
 
+The map is kept for the worker's whole run, so it has a budget
+(MAX_MAP_BYTES, estimated: each path or parent held costs its characters and
+ENTRY_COST). Past it the later paths are counted, not held, and the parser
+of the file whose paths passed it says so (``map_limit_rows``). Each path
+walks up at most MAX_PARENT_LEVELS parents, hashing them in one pass: a
+path's parents were each hashed (and held) whole, quadratic in its length.
+
 This module also has the two project-map parsers (one ``project:`` row per
 mapping) and the JSON-with-comments reader settings files need.
 
@@ -46,6 +53,11 @@ from aitrail.analyzer.rows import Draft
 _GEMINI_FOLDER = re.compile(r"(?:^|/)\.gemini/(tmp|history)/([^/]+)/")
 _ANY_FOLDER = re.compile(r"(?:^|/)(tmp|history)/([^/]+)/")
 _ABSOLUTE = re.compile(r"^(/|[A-Za-z]:[\\/])")
+# Estimated bytes of one .gemini directory's map: a real one (hundreds of projects, their parents) is
+# well under 1 MB; kept per worker for the run.
+MAX_MAP_BYTES = 32 * 1024 * 1024
+ENTRY_COST = 256  # the objects of one entry besides its characters (key, value, slot)
+MAX_PARENT_LEVELS = 256  # parent directories of one path that may be roots; real paths are a few dozen deep
 
 
 @dataclass(frozen=True)
@@ -87,25 +99,76 @@ def load_jsonc(data: bytes):
 
 @dataclass
 class ProjectMap:
-    """Project paths by folder slug and by legacy SHA-256 hash, for one .gemini directory."""
+    """Project paths by folder slug and by legacy SHA-256 hash, for one .gemini directory, within a budget."""
 
     by_folder: dict[str, str] = field(default_factory=dict)  # slug -> path
     by_hash: dict[str, str] = field(default_factory=dict)  # sha256 hex -> path
-    seen: set[str] = field(default_factory=set)
+    limit: int = field(default_factory=lambda: MAX_MAP_BYTES)  # read when the map is made
+    spent: int = 0  # estimated bytes held
+    reading: str = ""  # the member whose paths are being added
+    over_member: str = ""  # the member whose paths passed the budget ('' while within it)
+    skipped: int = 0  # paths and folder names counted, not held, from then on
+
+    def _fits(self, cost: int) -> bool:
+        """Whether ``cost`` more may be held; the first refusal records the member being read."""
+        if not self.over_member and self.spent + cost <= self.limit:
+            self.spent += cost
+            return True
+        self.over_member = self.over_member or self.reading or "?"
+        self.skipped += 1
+        return False
+
+    def add_folder(self, slug: str, path: str) -> None:
+        """Map a folder slug to its path, unless it is mapped already (the first mapping wins)."""
+        if slug not in self.by_folder and self._fits(len(slug) + len(path) + ENTRY_COST):
+            self.by_folder[slug] = path
 
     def add_candidate(self, path: str) -> None:
         """A known path and its parents: any of them may be the root a hash folder was named after.
 
         A match is a SHA-256 equality, so a wrong candidate can never map a folder.
+        The walk up stops at a parent already held (its own parents are too).
         """
-        current = path
-        while current and current not in self.seen:
-            self.seen.add(current)
-            self.by_hash.setdefault(hashlib.sha256(current.encode("utf-8")).hexdigest(), current)
-            parent = re.sub(r"[\\/][^\\/]*$", "", current)
-            if parent == current or parent.endswith(":"):
+        ends = parent_ends(path)
+        for end, digest in zip(ends, prefix_hashes(path, ends), strict=True):
+            if digest in self.by_hash:
                 break
-            current = parent
+            if not self._fits(end + ENTRY_COST):
+                return
+            self.by_hash[digest] = path[:end]
+
+
+def parent_ends(path: str) -> list[int]:
+    r"""Where ``path`` and each of its parents end, longest first (at most MAX_PARENT_LEVELS parents).
+
+    A parent is the text before the last ``/`` or ``\``; the walk ends at a
+    path without one, at the empty path, and before a drive (``C:``).
+    """
+    ends: list[int] = []
+    end = len(path)
+    # the last of each separator before ``end``; each search goes on from where it stopped: one pass in all
+    slash, backslash = path.rfind("/"), path.rfind("\\")
+    while end and len(ends) <= MAX_PARENT_LEVELS:
+        ends.append(end)
+        cut = max(slash, backslash)
+        if cut < 0 or (cut > 0 and path[cut - 1] == ":"):
+            break
+        end = cut
+        if slash == cut:
+            slash = path.rfind("/", 0, end)
+        else:
+            backslash = path.rfind("\\", 0, end)
+    return ends
+
+
+def prefix_hashes(path: str, ends: list[int]) -> list[str]:
+    """The SHA-256 hex of ``path[:end]`` for each of ``ends`` (longest first), in one pass over the path."""
+    found: dict[int, str] = {}
+    digest, start = hashlib.sha256(), 0
+    for end in sorted(set(ends)):
+        digest.update(path[start:end].encode("utf-8", "surrogatepass"))
+        found[end], start = digest.copy().hexdigest(), end
+    return [found[end] for end in ends]
 
 
 def _read(ctx: ParseContext, source: Source) -> bytes | None:
@@ -140,15 +203,17 @@ def build_map(ctx: ParseContext, location: str, root: str) -> ProjectMap:
     table = ProjectMap()
     for source in ctx.related("project_roots"):
         if _same_root(source, location, root, top_level=False):
+            table.reading = source.member
             data = _read(ctx, source)
             path = data.decode("utf-8", "replace").strip() if data else ""
             if path:
-                table.by_folder.setdefault(folder_of(source.path).name, path)
+                table.add_folder(folder_of(source.path).name, path)
                 table.add_candidate(path)
     for store, keys_only in (("projects_registry", True), ("trusted_folders", True), ("user_settings", False)):
         for source in ctx.related(store):
             if not _same_root(source, location, root, top_level=True):
                 continue
+            table.reading = source.member
             try:
                 document = load_jsonc(_read(ctx, source) or b"")
             except (ValueError, UnicodeDecodeError):
@@ -157,7 +222,7 @@ def build_map(ctx: ParseContext, location: str, root: str) -> ProjectMap:
                 projects = document.get("projects") if isinstance(document, dict) else None
                 for path, slug in (projects.items() if isinstance(projects, dict) else ()):
                     if isinstance(slug, str):
-                        table.by_folder.setdefault(slug, path)  # after .project_root: the marker wins
+                        table.add_folder(slug, path)  # after .project_root: the marker wins
                     table.add_candidate(path)
             elif keys_only and isinstance(document, dict):
                 for path in document:
@@ -172,6 +237,16 @@ def project_map(ctx: ParseContext, root: str) -> ProjectMap:
     """The project map of the .gemini directory of ``root``, built once per worker."""
     location = ctx.source.location
     return ctx.cached(("gemini-cli-projects", location, root), lambda: build_map(ctx, location, root))
+
+
+def map_limit_rows(ctx: ParseContext, root: str) -> Iterator[Draft]:
+    """The ``parser:`` row of a project map over its budget, from the parser of the file whose paths passed it."""
+    table = project_map(ctx, root)
+    if table.over_member and table.over_member == ctx.source.member:
+        yield Draft("system", f"parser: project map over the limit (about {table.limit} bytes of paths and parent "
+                              f"directories for this .gemini directory); {table.skipped} paths and folder names "
+                              "from this file on were counted, not held: a folder only they would name keeps an "
+                              "empty project_path", "file", timestamp_source="none")
 
 
 def project_path(ctx: ParseContext, project_hash=None) -> str:
@@ -191,6 +266,7 @@ def project_path(ctx: ParseContext, project_hash=None) -> str:
 
 def parse_projects_registry(ctx: ParseContext) -> Iterator[Draft]:
     """``project: <path> -> tmp/<slug> (from projects.json, file mtime)`` per entry."""
+    yield from map_limit_rows(ctx, root_of(ctx.source))
     try:
         document = decode_json(ctx.data)
     except (ValueError, UnicodeDecodeError) as exc:
@@ -213,6 +289,8 @@ def parse_project_root(ctx: ParseContext) -> Iterator[Draft]:
     """``project: <path> owns <kind>/<slug> (from .project_root, file mtime)``: written once, when claimed."""
     text = ctx.data.decode("utf-8", "replace").strip()
     folder = folder_of(ctx.source.path)
+    if folder is not None:
+        yield from map_limit_rows(ctx, folder.root)
     if not text or "\n" in text:
         yield bad_file(".project_root does not hold one path")
         return

@@ -18,6 +18,13 @@ each such message still gives its rows, marked ``rewound@line:R`` or
 ``replaced@line:R`` as the last segment of their locators. Every earlier
 copy of a message is an ``Occurrence`` too, so every line is accounted for.
 
+What the replay holds has a budget (MAX_HELD_COST, estimated bytes of
+objects: ``decode.decode_cost`` of each line held, and ITEM_COST for each copy,
+event and row; an earlier copy, slimmed, gives its line's cost back). Past it
+the lines are counted, not held (``over_at``, ``skipped``), and the caller
+shows the conversation as the lines before them left it, as the VS Code
+mutation-log replay does. Real chat files are far under it.
+
 References: google-gemini/gemini-cli@5411f113ca packages/core/src/services/chatRecordingService.ts:76-98,
 151-345 (loadConversationRecord), 559-573, 648-663, 1004-1031 (research/formats-cli-agents.md 3.4).
 """
@@ -26,18 +33,24 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+# Estimated bytes of objects a replay holds, all lines together: about the memory of a chat file of
+# several hundred MB of distinct messages; a real one is a few MB to tens of MB.
+MAX_HELD_COST = 512 * 1024 * 1024
+ITEM_COST = 512  # a copy, event or row held: its objects (locator, position, record or slim record)
+
 Position = tuple[int, int]  # (line number, index inside the line: -1 for the line itself)
 # What ``Replay.ordered`` yields, in this order when they share a place.
 EVENT, MESSAGE, EARLIER_COPY = 0, 1, 2
 
 
-@dataclass
+@dataclass(slots=True)
 class Copy:
     """One copy of a message: the record as written, its locator and its position in the file."""
 
     record: dict
     locator: str
     position: Position
+    cost: int = 0  # the estimated cost of its record, given back when the record is slimmed
 
 
 @dataclass
@@ -80,13 +93,31 @@ class Replay:
         self.entries: list[Entry] = []  # every message life, including the removed ones
         self.events: list[LineEvent] = []
         self.metadata: dict = {}
+        self.limit = MAX_HELD_COST  # read when the replay starts (a test may set the module's constant)
+        self.held = 0  # estimated cost of what is held
+        self.over_at = 0  # the line at which the budget was reached: it and the lines after are not held
+        self.skipped = 0  # lines counted, not held
 
-    def add_record(self, record: dict, line: int) -> None:
-        """Classify one decoded line the way the upstream loader does, in its order."""
+    def admit(self, cost: int, line: int) -> bool:
+        """Whether a line of estimated ``cost`` may be held; past MAX_HELD_COST it is counted instead."""
+        if not self.over_at and self.held + cost + ITEM_COST <= self.limit:
+            self.held += cost + ITEM_COST
+            return True
+        self.over_at = self.over_at or line
+        self.skipped += 1
+        return False
+
+    def add_record(self, record: dict, line: int, cost: int = 0) -> None:
+        """Classify one decoded line the way the upstream loader does, in its order.
+
+        ``cost``: the line's estimated cost (``decode.decode_cost`` of its text), for the budget.
+        """
+        if not self.admit(cost, line):
+            return
         if isinstance(record.get("$rewindTo"), str):
             self._rewind(record["$rewindTo"], line)
         elif isinstance(record.get("id"), str):
-            self._message(record, f"line:{line}", (line, -1))
+            self._message(record, f"line:{line}", (line, -1), cost)
         elif isinstance(record.get("$set"), dict):
             self._set(record, line)
         elif isinstance(record.get("sessionId"), str) and isinstance(record.get("projectHash"), str):
@@ -95,12 +126,17 @@ class Replay:
             self.events.append(LineEvent("unknown", (line, -1), record))
 
     def add_draft(self, draft, line: int) -> None:
-        """A row made elsewhere (an unreadable line) that keeps its place in line order."""
+        """A row made elsewhere (an unreadable line) that keeps its place in line order (within the budget)."""
+        if self.admit(len(draft.text), line):
+            self.events.append(LineEvent("draft", (line, -1), draft))
+
+    def note(self, draft, line: int) -> None:
+        """A row about the replay itself (its budget), at ``line``, whatever the budget."""
         self.events.append(LineEvent("draft", (line, -1), draft))
 
     # -- record kinds --------------------------------------------------------------------
 
-    def _message(self, record: dict, locator: str, position: Position) -> None:
+    def _message(self, record: dict, locator: str, position: Position, cost: int = 0) -> None:
         message_id = record["id"]
         entry = self.live.get(message_id)
         if entry is None:
@@ -112,7 +148,9 @@ class Replay:
         elif entry.copies:  # the copy before this one only names itself from now on: never held whole
             earlier = entry.copies[-1]
             earlier.record = _slim(earlier.record)
-        entry.copies.append(Copy(record, locator, position))
+            self.held -= earlier.cost
+            earlier.cost = 0
+        entry.copies.append(Copy(record, locator, position, cost))
 
     def _rewind(self, target: str, line: int) -> None:
         """Cut the live conversation from ``target`` on: time linear in what it removes, never in what stays."""

@@ -37,7 +37,7 @@ from aitrail.analyzer.formats.idioms import escape_key, file_mtime, pointer, set
 from aitrail.analyzer.formats.text import bad_file, bad_record, json_document
 from aitrail.analyzer.rows import Draft
 
-from .projects import load_jsonc
+from .projects import load_jsonc, map_limit_rows, root_of
 
 # Keys that allow, refuse or skip confirmation of tool calls (nested layout, then the flat one).
 PERMISSION_KEYS = (
@@ -71,6 +71,8 @@ def parse_settings(ctx: ParseContext) -> Iterator[Draft]:
     Model, checkpointing and session-retention keys are ``setting:`` rows; all take the
     file's mtime.
     """
+    if ctx.source.store.endswith(".user_settings"):  # its absolute paths are in the project map
+        yield from map_limit_rows(ctx, root_of(ctx.source))
     document, problem = json_document(ctx.data, "settings file", dict, loads=load_jsonc)
     if problem is not None:
         yield problem
@@ -167,6 +169,7 @@ def _chunks(text: str) -> list[tuple[int, str]]:
 
 def parse_trusted_folders(ctx: ParseContext) -> Iterator[Draft]:
     """trustedFolders.json: one ``permission setting:`` row per folder and its trust level."""
+    yield from map_limit_rows(ctx, root_of(ctx.source))
     document, problem = json_document(ctx.data, "trustedFolders.json", dict, loads=load_jsonc)
     if problem is not None:
         yield problem

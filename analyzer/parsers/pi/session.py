@@ -9,15 +9,25 @@ every entry is a row whatever branch it is on; after the last line, one
 ``branch:`` row per run of lines that are not on the path to the last entry
 says they were abandoned (and when: the time of the next entry on the path).
 v1 files have no ids and no tree.
+
+The tree is held for the branch walk at the end, within a budget
+(TREE_ENTRIES entries, far above a real session's few thousand): past it the
+oldest entries are forgotten, counted, never held, and the walk is made over
+the entries held. Entries are appended after their parent, so the path from
+the last entry, once it leaves the entries held, never comes back into them:
+every held entry not on the path is still known to be abandoned; of the
+forgotten ones it is not known, and one ``parser:`` row says so.
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
+from collections import deque
 from collections.abc import Iterator
 
 from aitrail.analyzer.context import ParseContext
-from aitrail.analyzer.formats.calls import CallLedger
+from aitrail.analyzer.formats.call_budget import BoundedLedger
 from aitrail.analyzer.formats.jsonl import Line, read_jsonl
 from aitrail.analyzer.formats.text import bad_record, is_image_block
 from aitrail.analyzer.rows import Draft, ns_from_iso, ns_from_ms
@@ -26,6 +36,18 @@ from .content import arguments_text, bash_execution_text, content_text, image_te
 
 # <ISO time with : and . as ->_<uuid>.jsonl (session-manager.ts:421-423)
 _FILE_NAME = re.compile(r"^\d{4}-\d\d-\d\dT[\d-]+Z?_(?P<id>[0-9A-Za-z-]+)\.jsonl$")
+# Entries of the tree held for the branch walk: about 250 bytes each, so at most about 125 MB for a hostile
+# file of millions of tiny entries; a real session has a few thousand.
+TREE_ENTRIES = 500_000
+SHORT_ID = 128  # characters: an id this short is held as it is, a longer one as its digest (pi's ids are 8)
+
+Key = str | bytes
+TreeEntry = tuple[int, Key, Key | None, int | None]  # (line, id, parentId, time)
+
+
+def held_id(text: str) -> Key:
+    """An entry id as the tree holds it: itself when short, else a 16-byte digest (equal exactly when it is)."""
+    return text if len(text) <= SHORT_ID else hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()[:16]
 
 
 class SessionReader:
@@ -37,9 +59,12 @@ class SessionReader:
         self.project = ""
         self.header_ns: int | None = None
         self.model = ""
-        self.calls = CallLedger()
+        self.calls = BoundedLedger()  # the file's call ids, within call_budget.MAX_CALL_IDS
         self.seen_first = False
-        self.tree: list[tuple[int, str, str | None, int | None]] = []  # (line, id, parentId, time) in file order
+        self.tree: deque[TreeEntry] = deque()  # the entries held, in file order (at most TREE_ENTRIES)
+        self.forgotten = 0  # entries no longer held, the oldest first
+        self.forgotten_lines: tuple[int, int] = (0, 0)  # the first and last line of those
+        self.over_at = 0  # the line whose entry passed TREE_ENTRIES
 
     # -- columns ------------------------------------------------------------------------------------------------
 
@@ -95,8 +120,19 @@ class SessionReader:
         """Keep the entry's place in the tree (v2+: it has an id)."""
         entry_id = entry.get("id")
         if isinstance(entry_id, str) and entry_id:
-            parent = entry.get("parentId") if isinstance(entry.get("parentId"), str) else None
-            self.tree.append((number, entry_id, parent, self.when(entry).get("timestamp_ns")))
+            parent = entry.get("parentId")
+            held_parent = held_id(parent) if isinstance(parent, str) else None
+            self.tree.append((number, held_id(entry_id), held_parent, self.when(entry).get("timestamp_ns")))
+            if len(self.tree) > TREE_ENTRIES:
+                self.forget(number)
+
+    def forget(self, number: int) -> None:
+        """Forget the oldest entries of the tree until it is within TREE_ENTRIES (``number``: this line)."""
+        while len(self.tree) > TREE_ENTRIES:
+            line = self.tree.popleft()[0]
+            self.forgotten_lines = (self.forgotten_lines[0] or line, line)
+            self.forgotten += 1
+        self.over_at = self.over_at or number
 
     def model_rows(self, entry: dict, locator: str, model: str, message: dict | None = None) -> Iterator[Draft]:
         """A ``model:`` row when the model is set or changes (a model_change entry always gives one)."""
@@ -191,7 +227,6 @@ class SessionReader:
         if call is None and not self.calls.was_called(call_id):
             yield Draft("system", f"parser: tool result for {name} with no tool call before it", where,
                         tool_name=name, tool_use_id=call_id, **base)
-        self.calls.answered(call_id, name)
 
     def bash_rows(self, message: dict, where: str, base: dict) -> Iterator[Draft]:
         """A shell command the user ran with ``!``: a tool_use and its tool_result, joined by their line."""
@@ -205,7 +240,21 @@ class SessionReader:
     def finish(self) -> Iterator[Draft]:
         """The rows only the whole file gives: calls never answered, and the abandoned branches."""
         yield from self.calls.orphans()
+        yield from self.calls.over_limit_rows()
+        if self.forgotten:
+            yield self.limit_row()
         yield from self.branch_rows()
+
+    def limit_row(self) -> Draft:
+        """The ``parser:`` row of a tree over its budget, at the line where it was passed."""
+        first, last = self.forgotten_lines
+        lines = f"line {first}" if first == last else f"lines {first}-{last}"
+        count = "1 oldest entry" if self.forgotten == 1 else f"{self.forgotten} oldest entries"
+        text = (f"parser: entry tree over the limit ({TREE_ENTRIES} entries held); the {count} ({lines}) were "
+                "counted, not held: whether they are on the path from the last entry is not known, and the branch "
+                "rows are of the entries held")
+        return Draft("system", text, f"line:{self.over_at}", session_id=self.session_id, project_path=self.project,
+                     timestamp_source="none")
 
     def branch_rows(self) -> Iterator[Draft]:
         """One ``branch:`` row per run of entries that are not on the path from the last entry to the root."""
@@ -213,7 +262,7 @@ class SessionReader:
             return
         on_path = path_to_root(self.tree)
         leaf_line = self.tree[-1][0]
-        run: list[tuple[int, str, str | None, int | None]] = []
+        run: list[TreeEntry] = []
         for item in [*self.tree, None]:
             if item is not None and item[1] not in on_path:
                 run.append(item)
@@ -227,18 +276,20 @@ class SessionReader:
         """The ``branch:`` row of one abandoned run, at its first line, timed when the path went on without it."""
         first, last = run[0][0], run[-1][0]
         lines = f"line {first}" if first == last else f"lines {first}-{last}"
-        text = (f"branch: {lines} ({len(run)} entr{'y' if len(run) == 1 else 'ies'}, from entry {run[0][1]}) "
+        first_id = run[0][1]
+        named = f"entry {first_id}" if isinstance(first_id, str) else f"an entry whose id is over {SHORT_ID} characters"
+        text = (f"branch: {lines} ({len(run)} entr{'y' if len(run) == 1 else 'ies'}, from {named}) "
                 f"are not on the path from the last entry (line {leaf_line}) to the root: an abandoned branch")
         times = {"timestamp_ns": left_at, "timestamp_source": "record"} if left_at is not None \
             else {"timestamp_source": "none"}
         return Draft("system", text, f"line:{first}", session_id=self.session_id, project_path=self.project, **times)
 
 
-def path_to_root(tree: list[tuple[int, str, str | None, int | None]]) -> set[str]:
-    """The ids on the path from the last entry back through parentId (a cycle or a dangling parent ends it)."""
+def path_to_root(tree: deque[TreeEntry]) -> set[Key]:
+    """The ids on the path from the last entry back through parentId (a cycle, a dangling or lost parent ends it)."""
     parents = {entry_id: parent for _, entry_id, parent, _ in tree}
-    on_path: set[str] = set()
-    current: str | None = tree[-1][1]
+    on_path: set[Key] = set()
+    current: Key | None = tree[-1][1]
     while current is not None and current not in on_path and current in parents:
         on_path.add(current)
         current = parents[current]
