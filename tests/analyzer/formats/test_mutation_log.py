@@ -141,7 +141,7 @@ def test_the_replayed_object_has_a_budget_and_lines_past_it_are_counted(monkeypa
     """Many push lines, each under the per-text limit, cannot make the object grow without bound."""
     from aitrail.analyzer.formats import mutation_log
 
-    monkeypatch.setattr(mutation_log, "MAX_REPLAY_COST", 50_000)
+    monkeypatch.setattr(mutation_log, "MAX_REPLAY_COST", 250_000)
     push = json.dumps({"kind": 2, "k": ["requests"], "v": [{}] * 100}).encode()
     data = b"\n".join([json.dumps({"kind": 0, "v": {"requests": []}}).encode(), *([push] * 40)]) + b"\n"
     replay = mutation_log.replay_lines(mutation_log.split_lines(data))
