@@ -33,16 +33,16 @@ MAPPED = {"aitrail.collector": "collector", "aitrail.analyzer": "analyzer", "ait
 # Where a run of the Claude Code and Codex bench corpora spends its Python time (docs/performance.md).
 # A module here must not be patched by a test from outside (mypyc calls its functions directly).
 COMPILED = (
-    "analyzer/rows.py",
-    "analyzer/export.py",
-    "analyzer/context.py",
+    "analyzer/view/rows.py",
+    "analyzer/outputs/export.py",
+    "analyzer/view/context.py",
     "analyzer/formats/jsonl.py",
     "analyzer/formats/text.py",
     "analyzer/formats/calls.py",
     "analyzer/parsers/claude_code/transcript.py",
     "analyzer/parsers/claude_code/entries.py",
     "analyzer/parsers/claude_code/content.py",
-    "analyzer/dispatch.py",
+    "analyzer/engine/dispatch.py",
     "analyzer/formats/idioms.py",
     "analyzer/parsers/codex/rollout.py",
     "analyzer/parsers/codex/items.py",

@@ -8,9 +8,10 @@ import sys
 
 import click
 
-from aitrail.analyzer.bundle_digest import FileDigest
-from aitrail.analyzer.export import FORMATS
-from aitrail.analyzer.forkpool import WorkerLost
+from aitrail.analyzer.engine.bundle_digest import FileDigest
+from aitrail.analyzer.engine.forkpool import WorkerLost
+from aitrail.analyzer.outputs.checks import check_outputs, terminal_text
+from aitrail.analyzer.outputs.export import FORMATS
 from aitrail.collector.verify.signer_pin import (
     PUBLIC_KEY_HELP,
     REQUIRE_SIGNATURE_HELP,
@@ -47,14 +48,14 @@ def analyze(bundles, output, format_name, agents, force, summary_path, jobs, pub
     Exit codes: 0 done; 1 a bundle failed verification (without --force);
     2 usage error.
     """
-    _check_outputs(output, summary_path)
+    check_outputs(output, summary_path)
     _check_agents(agents)
     check_signature_options(public_key, require_signature)
     if format_name == "xlsx" and output == "-":
         raise click.UsageError("--format xlsx writes a file; give -o a file name")
     # one bundle: its digest is computed on the other core while the analyzer's modules load (bundle_digest.py)
     digesting = FileDigest(bundles[0]) if len(bundles) == 1 else None
-    from aitrail.analyzer.run import AnalyzeOptions, NotVerified, SameBundleTwice, Unreadable
+    from aitrail.analyzer.engine.coordinator import AnalyzeOptions, NotVerified, SameBundleTwice, Unreadable
 
     options = AnalyzeOptions(bundle=bundles[0], output=output, format=format_name, agents=list(agents), force=force,
                              jobs=jobs, progress=not quiet, public_key=public_key,
@@ -92,7 +93,7 @@ def analyze(bundles, output, format_name, agents, force, summary_path, jobs, pub
 
 def run_analysis(options):
     """``run.analyze(options)``: the analyzer's modules are imported here, once the arguments are checked."""
-    from aitrail.analyzer.run import analyze
+    from aitrail.analyzer.engine.coordinator import analyze
 
     return analyze(options)
 
@@ -102,7 +103,7 @@ def _run_xlsx(options):
     import dataclasses
     import tempfile
 
-    from aitrail.analyzer.xlsx import write_xlsx
+    from aitrail.analyzer.outputs.xlsx import write_xlsx
 
     os.close(os.open(options.output, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644))  # never replace an output
     try:
@@ -114,20 +115,6 @@ def _run_xlsx(options):
         os.unlink(options.output)
         raise
     return result
-
-
-def _check_outputs(output: str, summary_path: str | None) -> None:
-    """Before any work: outputs must not exist and their directories must (a usage error, exit 2)."""
-    if output == "-" and summary_path == "-":
-        raise click.UsageError("-o - and --summary - would both write to stdout; give one a file")
-    for path in filter(None, (None if output == "-" else output, None if summary_path == "-" else summary_path)):
-        if os.path.lexists(path):
-            raise click.UsageError(f"{path} exists; aitrail never overwrites an output")
-        directory = os.path.dirname(os.path.abspath(path))
-        if not os.path.isdir(directory):
-            raise click.UsageError(f"{path}: directory {directory} does not exist")
-        if not os.access(directory, os.W_OK | os.X_OK):
-            raise click.UsageError(f"{path}: directory {directory} is not writable")
 
 
 def _check_agents(agents: tuple[str, ...]) -> None:
@@ -159,14 +146,6 @@ def summary_table(summary: dict) -> list[str]:
 
 
 NOT_PARSED_SHOWN = 40  # files listed on stderr; --summary and the report list every one
-
-
-def terminal_text(value: object) -> str:
-    """A bundle value safe to print: every non-printable character as a visible escape (no terminal control)."""
-    text = str(value)
-    if text.isprintable():
-        return text
-    return "".join(char if char.isprintable() else char.encode("unicode_escape").decode("ascii") for char in text)
 
 
 def not_parsed_lines(items: list[dict]) -> list[str]:

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from aitrail.analyzer import registry
+from aitrail.analyzer.engine import registry
+from aitrail.analyzer.engine.registry import parsers
 from aitrail.analyzer.parsers import MODULES
-from aitrail.analyzer.registry import parsers
 from aitrail.collector import catalog as catalog_module
 from tests.conftest import FIXTURES, REPO
 

@@ -16,8 +16,8 @@ SEED_SECTIONS = ("## Collection", "## Record schema", "## Joins and timestamps",
 
 
 def parsed_agents() -> list[str]:
+    from aitrail.analyzer.engine.registry import agent_id
     from aitrail.analyzer.parsers import MODULES
-    from aitrail.analyzer.registry import agent_id
 
     return [agent_id(module) for module in MODULES]
 
@@ -34,7 +34,7 @@ def test_agent_page_has_the_seed_sections_and_a_current_collection_table(agent):
 
 
 def test_every_parser_id_of_the_page_exists():
-    from aitrail.analyzer.registry import parsers
+    from aitrail.analyzer.engine.registry import parsers
 
     registry = parsers()
     for agent in parsed_agents():

@@ -59,7 +59,7 @@ def without_bundle_columns(produced: bytes, bundle: Path) -> bytes:
     import io
     import json
 
-    from aitrail.analyzer.export import OUTPUT_COLUMNS, csv_line
+    from aitrail.analyzer.outputs.export import OUTPUT_COLUMNS, csv_line
     from aitrail.collector.bundle.reader import BundleReader
 
     with BundleReader(bundle) as reader:
@@ -92,7 +92,7 @@ def test_worker_processes_do_not_change_the_timeline(cli, tmp_path: Path):
 
 def test_every_way_of_writing_the_timeline_gives_the_same_bytes(cli, tmp_path: Path, monkeypatch):
     """One process; workers whose parked runs are copied from their files; and the merge of run files."""
-    from aitrail.analyzer import runs
+    from aitrail.analyzer.engine import sorted_runs as runs
 
     home = frozen_copy(FIXTURES / "demo-home", tmp_path / "home")
     bundle = tmp_path / "demo.tar.zst"
@@ -151,8 +151,8 @@ def test_every_tool_call_has_its_result_or_says_why_not(case: Path):
 
 def test_several_bundles_written_out_past_the_memory_budget_give_the_same_bytes(cli, tmp_path: Path, monkeypatch):
     """Bundles analyzed together hold one MEMORY_BYTES between them: past it the earlier ones go to run files."""
-    from aitrail.analyzer import run as run_module
-    from aitrail.analyzer import runs
+    from aitrail.analyzer.engine import coordinator as run_module
+    from aitrail.analyzer.engine import sorted_runs as runs
 
     bundles = []
     for name in ("demo-home", "claude-code/current-session/home", "codex/tagged-rollout/home"):

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from aitrail.analyzer.formats.calls import CallLedger
-from aitrail.analyzer.rows import Draft
+from aitrail.analyzer.view.rows import Draft
 
 # Distinct call ids one ledger holds (one file, or one OpenCode session). Real transcripts
 # hold hundreds of calls, the longest a few tens of thousands; at the limit the ledger

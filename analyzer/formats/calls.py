@@ -13,7 +13,7 @@ import dataclasses
 from collections import deque
 from collections.abc import Iterable, Iterator
 
-from aitrail.analyzer.rows import Draft
+from aitrail.analyzer.view.rows import Draft
 
 # Text of the open calls a ledger holds (the Draft of every call not answered yet). Past it the
 # oldest open calls are kept without their text (their "no result recorded" row needs none): a

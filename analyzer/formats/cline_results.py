@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 from aitrail.analyzer.formats.call_budget import BoundedLedger
 from aitrail.analyzer.formats.text import image_placeholder, is_image_block
-from aitrail.analyzer.rows import Draft
+from aitrail.analyzer.view.rows import Draft
 
 RESULT_HEADER = re.compile(r"^\[(?P<tool>[a-z_]++)(?P<args>.*?)\] Result:[ \t]*(?:\n(?P<rest>.*))?$", re.DOTALL)
 NOT_EXECUTED = re.compile(r"^Tool \[(?P<tool>[a-z_]+)\] was not executed because")

@@ -47,14 +47,14 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Protocol
 
-from aitrail.analyzer.bundle import MemberUnreadable, Source
-from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.formats import cline_ui
 from aitrail.analyzer.formats.call_budget import BoundedLedger
 from aitrail.analyzer.formats.cline_results import block_text, user_rows
 from aitrail.analyzer.formats.cline_ui import ui_tool_name  # noqa: F401 (kept importable from here)
 from aitrail.analyzer.formats.text import bad_record, json_document
-from aitrail.analyzer.rows import Draft, ns_from_ms
+from aitrail.analyzer.view.bundle import MemberUnreadable, Source
+from aitrail.analyzer.view.context import ParseContext
+from aitrail.analyzer.view.rows import Draft, ns_from_ms
 
 _THINKING = "thinking"
 

@@ -30,12 +30,12 @@ import json
 import re
 from collections.abc import Callable, Iterable, Iterator
 
-from aitrail.analyzer.bundle import MemberUnreadable
-from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.formats.call_budget import BoundedLedger
-from aitrail.analyzer.formats.decode import decode_json
 from aitrail.analyzer.formats.text import bad_record, json_document
-from aitrail.analyzer.rows import Draft, ns_from_ms
+from aitrail.analyzer.view.bundle import MemberUnreadable
+from aitrail.analyzer.view.context import ParseContext
+from aitrail.analyzer.view.decode import decode_json
+from aitrail.analyzer.view.rows import Draft, ns_from_ms
 
 UI_FILES = ("ui_messages.json", "claude_messages.json")  # claude_messages.json: the name before Oct 2024
 UI_TOOL_ASKS = ("tool", "command", "use_mcp_server", "browser_action_launch")

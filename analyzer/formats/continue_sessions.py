@@ -30,13 +30,10 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from aitrail.analyzer.bundle import Source
-from aitrail.analyzer.context import FileTooLarge, ParseContext
 from aitrail.analyzer.formats.call_budget import BoundedLedger
 from aitrail.analyzer.formats.calls import no_result_row
 from aitrail.analyzer.formats.cline_tasks import number
 from aitrail.analyzer.formats.continue_prompts import role_blocks
-from aitrail.analyzer.formats.decode import decode_json
 from aitrail.analyzer.formats.jsonl import Line, read_jsonl
 from aitrail.analyzer.formats.text import (
     bad_file,
@@ -47,7 +44,10 @@ from aitrail.analyzer.formats.text import (
     json_document,
 )
 from aitrail.analyzer.formats.vscode_workspace import uri_target
-from aitrail.analyzer.rows import Draft, ns_from_iso, ns_from_ms
+from aitrail.analyzer.view.bundle import Source
+from aitrail.analyzer.view.context import FileTooLarge, ParseContext
+from aitrail.analyzer.view.decode import decode_json
+from aitrail.analyzer.view.rows import Draft, ns_from_iso, ns_from_ms
 
 _URI = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 REJECTED = "Tool Call Rejected"  # the output item a rejected call gets (gui/src/redux/thunks/cancelToolCall.ts)

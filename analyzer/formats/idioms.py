@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import re
 
-from aitrail.analyzer.context import ParseContext
+from aitrail.analyzer.view.context import ParseContext
 
 
 def file_mtime(ctx: ParseContext) -> dict:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 
-from aitrail.analyzer.formats.decode import decode_json
+from aitrail.analyzer.view.decode import decode_json
 
 # the rest of a string after its opening quote, up to and with its closing quote (unrolled: no backtracking)
 _STRING_TAIL = re.compile(r'[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)

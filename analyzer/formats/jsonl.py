@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, cast
 
-from aitrail.analyzer.context import ParseContext, RawLine
-from aitrail.analyzer.formats.decode import decode_json_utf8, stack_depth
 from aitrail.analyzer.formats.text import bad_line
-from aitrail.analyzer.rows import Draft
+from aitrail.analyzer.view.context import ParseContext, RawLine
+from aitrail.analyzer.view.decode import decode_json_utf8, stack_depth
+from aitrail.analyzer.view.rows import Draft
 
 
 class Line(RawLine):

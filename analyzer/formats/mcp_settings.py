@@ -38,11 +38,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
-from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.formats.idioms import file_mtime
 from aitrail.analyzer.formats.jsonc import load_jsonc
 from aitrail.analyzer.formats.text import bad_file, bad_record
-from aitrail.analyzer.rows import Draft
+from aitrail.analyzer.view.context import ParseContext
+from aitrail.analyzer.view.rows import Draft
 
 APPROVAL_KEYS = ("alwaysAllow", "autoApprove")  # Roo Code (and forks), Cline
 REDACTED = "<redacted>"

@@ -41,11 +41,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from aitrail.analyzer.bundle import MemberUnreadable
-from aitrail.analyzer.context import RawLine
-from aitrail.analyzer.formats.decode import MAX_NESTING, decode_cost, decode_json
 from aitrail.analyzer.formats.text import bad_line
-from aitrail.analyzer.rows import Draft
+from aitrail.analyzer.view.bundle import MemberUnreadable
+from aitrail.analyzer.view.context import RawLine
+from aitrail.analyzer.view.decode import MAX_NESTING, decode_cost, decode_json
+from aitrail.analyzer.view.rows import Draft
 
 INITIAL, SET, PUSH, DELETE = 0, 1, 2, 3
 MAX_PATH = 64  # path components; upstream paths are a handful deep (["requests", 0, "response"])

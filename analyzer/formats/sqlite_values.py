@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from aitrail.analyzer import sqlite_safe
 from aitrail.analyzer.formats.text import bad_record
-from aitrail.analyzer.rows import Draft
+from aitrail.analyzer.view import sqlite_safe
+from aitrail.analyzer.view.rows import Draft
 
 
 def oversize_rows(row: dict, locator: str) -> Iterator[Draft]:

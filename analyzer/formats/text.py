@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from aitrail.analyzer.formats.decode import decode_json
-from aitrail.analyzer.rows import Draft
+from aitrail.analyzer.view.decode import decode_json
+from aitrail.analyzer.view.rows import Draft
 
 EXCERPT_CHARS = 300
 

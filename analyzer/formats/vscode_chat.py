@@ -53,7 +53,6 @@ import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from aitrail.analyzer.formats.decode import decode_json
 from aitrail.analyzer.formats.mutation_log import Replay
 from aitrail.analyzer.formats.vscode_chat_model import (  # the types, re-exported: parsers import them from here
     IGNORED_PARTS,
@@ -67,7 +66,8 @@ from aitrail.analyzer.formats.vscode_chat_model import (  # the types, re-export
     base_call_id,
     same_name,
 )
-from aitrail.analyzer.rows import Draft, ns_from_ms
+from aitrail.analyzer.view.decode import decode_json
+from aitrail.analyzer.view.rows import Draft, ns_from_ms
 
 __all__ = ["IGNORED_PARTS", "ChatRequest", "ChatSession", "Confirmation", "IndexEntry", "ResponsePart", "ToolCall",
            "ToolInvocation", "ToolRound", "base_call_id", "choose_session_files", "json_pointer",

@@ -40,11 +40,11 @@ import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from aitrail.analyzer import sqlite_safe
-from aitrail.analyzer.bundle import Source
-from aitrail.analyzer.context import ParseContext
-from aitrail.analyzer.formats.decode import decode_json
-from aitrail.analyzer.sqlite_safe import Oversize
+from aitrail.analyzer.view import sqlite_safe
+from aitrail.analyzer.view.bundle import Source
+from aitrail.analyzer.view.context import ParseContext
+from aitrail.analyzer.view.decode import decode_json
+from aitrail.analyzer.view.sqlite_safe import Oversize
 
 ITEM_TABLE = "ItemTable"
 CURSOR_TABLE = "cursorDiskKV"

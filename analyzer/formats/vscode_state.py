@@ -22,14 +22,14 @@ import sqlite3
 from collections.abc import Generator, Iterable, Iterator
 from dataclasses import dataclass
 
-from aitrail.analyzer import sqlite_safe
-from aitrail.analyzer.bundle import Source
-from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.formats.cline_tasks import task_row_text
-from aitrail.analyzer.formats.decode import decode_json
 from aitrail.analyzer.formats.idioms import file_mtime, setting_value
 from aitrail.analyzer.formats.text import bad_file, bad_record
-from aitrail.analyzer.rows import Draft, ns_from_ms
+from aitrail.analyzer.view import sqlite_safe
+from aitrail.analyzer.view.bundle import Source
+from aitrail.analyzer.view.context import ParseContext
+from aitrail.analyzer.view.decode import decode_json
+from aitrail.analyzer.view.rows import Draft, ns_from_ms
 
 
 class StateUnreadable(Exception):

@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 from urllib.parse import unquote, urlsplit
 
-from aitrail.analyzer.formats.decode import decode_json
+from aitrail.analyzer.view.decode import decode_json
 
 
 def _text(value: object) -> str:

@@ -6,7 +6,7 @@ Each agent is one package, ``analyzer/parsers/<agent_module>/``, whose
 helper modules beside it are that agent's own. The package name is the agent
 id with ``-`` replaced by ``_``, unless the package sets ``AGENT`` (the
 parser-id prefix, for an agent id that is no Python name, e.g.
-``parsers/continue_/`` with ``AGENT = "continue"``). See analyzer/registry.py
+``parsers/continue_/`` with ``AGENT = "continue"``). See analyzer/engine/registry.py
 and docs/adr/0004-agent-packages.md.
 """
 

@@ -13,9 +13,9 @@ import tempfile
 from dataclasses import dataclass
 from html import escape
 
+from aitrail.analyzer.engine.coordinator import AnalyzeOptions, analyze
 from aitrail.analyzer.report import assets, html, timeline
 from aitrail.analyzer.report.data import Verification, read_accounting, read_collection
-from aitrail.analyzer.run import AnalyzeOptions, analyze
 from aitrail.collector.bundle.reader import BundleReader
 from aitrail.collector.verify import verify
 

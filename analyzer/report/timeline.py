@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import IO
 
 from aitrail.analyzer.report import tools
-from aitrail.analyzer.rows import UNPAIRED_PREFIXES
+from aitrail.analyzer.view.rows import UNPAIRED_PREFIXES
 
 TEXT_MAX = 20_000  # characters of one row's text in the page; the timeline keeps all of it
 ROW_LINE_MAX = 64 << 20  # a timeline line longer than this is not one analyze wrote

@@ -9,10 +9,10 @@ import sqlite3
 import tempfile
 import weakref
 
-from aitrail.analyzer.bundle import MemberUnreadable, Source
-from aitrail.analyzer.context import ParseContext
-from aitrail.analyzer.dispatch import parse_source
-from aitrail.analyzer.registry import parsers
+from aitrail.analyzer.engine.dispatch import parse_source
+from aitrail.analyzer.engine.registry import parsers
+from aitrail.analyzer.view.bundle import MemberUnreadable, Source
+from aitrail.analyzer.view.context import ParseContext
 
 REGISTRY = parsers()
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from aitrail.analyzer.rows import COLUMNS
+from aitrail.analyzer.view.rows import COLUMNS
 from tests.collector.bundle_tools import flip_byte
 from tests.conftest import FIXTURES, REPO, collect_fixture_home
 

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from aitrail.analyzer import run as run_module
-from aitrail.analyzer import worker as worker_module
-from aitrail.analyzer.bundle import Bundle, Source
 from aitrail.analyzer.cli import summary_table
+from aitrail.analyzer.engine import coordinator as run_module
+from aitrail.analyzer.engine import worker as worker_module
+from aitrail.analyzer.view.bundle import Bundle, Source
 from aitrail.collector.bundle import layout
 from aitrail.collector.cli import main
 from aitrail.collector.verify import RateLimiter

@@ -7,8 +7,8 @@ import random
 
 import pytest
 
-from aitrail.analyzer.batches import SMALLEST_BATCH, batches
-from aitrail.analyzer.bundle import Source
+from aitrail.analyzer.engine.batches import SMALLEST_BATCH, batches
+from aitrail.analyzer.view.bundle import Source
 
 
 def sources(sizes: list[int]) -> list[Source]:

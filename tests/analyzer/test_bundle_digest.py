@@ -1,4 +1,4 @@
-"""The bundle's SHA-256 is hashed from the moment the command line is checked (analyzer/bundle_digest.py)."""
+"""The bundle's SHA-256 is hashed from the moment the command line is checked (analyzer/engine/bundle_digest.py)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from aitrail.analyzer import run as run_module
-from aitrail.analyzer.bundle_digest import FileDigest
+from aitrail.analyzer.engine import coordinator as run_module
+from aitrail.analyzer.engine.bundle_digest import FileDigest
 from tests.conftest import FIXTURES, collect_fixture_home
 
 # Records, for each thread started, whether the analyzer's run module was imported by then; then runs the
@@ -22,7 +22,7 @@ import sys, threading
 started = []
 original = threading.Thread.start
 def start(self):
-    started.append((self.name, "aitrail.analyzer.run" in sys.modules))
+    started.append((self.name, "aitrail.analyzer.engine.coordinator" in sys.modules))
     original(self)
 threading.Thread.start = start
 from aitrail.collector import cli

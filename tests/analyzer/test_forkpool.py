@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from aitrail.analyzer import forkpool
+from aitrail.analyzer.engine import forkpool
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="the fork pool exists where fork does")
 

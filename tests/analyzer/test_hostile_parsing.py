@@ -18,8 +18,7 @@ from pathlib import Path
 import pytest
 import zstandard
 
-from aitrail.analyzer import context
-from aitrail.analyzer.formats import decode
+from aitrail.analyzer.view import context, decode
 from tests.analyzer.fakes import FakeBundle, run
 from tests.analyzer.hostile_tools import analyze_measured, collected
 
@@ -110,7 +109,7 @@ def test_a_long_line_is_counted_not_held(monkeypatch):
 SPLIT_MANY_CHUNKS = """
 import resource, sys
 resource.setrlimit(resource.RLIMIT_CPU, (60, 60))  # a bound: the linear reader needs well under a second
-from aitrail.analyzer import context
+from aitrail.analyzer.view import context
 from tests.analyzer.fakes import FakeBundle, run
 context.MAX_LINE_BYTES = 64 * 1024 * 1024
 class Chunked(FakeBundle):

@@ -46,7 +46,7 @@ import json, resource
 resource.setrlimit(resource.RLIMIT_CPU, (60, 60))
 from aitrail.analyzer.parsers.codex import rollout as codex_rollout
 from aitrail.analyzer.parsers.gemini_cli.projects import load_jsonc
-from aitrail.analyzer.context import ParseContext
+from aitrail.analyzer.view.context import ParseContext
 from aitrail.analyzer.parsers.codex.pairing import Repeats
 from tests.analyzer.fakes import FakeBundle, run
 n = 200_000

@@ -120,7 +120,7 @@ def test_extract_refuses_a_path_that_climbs_and_writes_the_rest(cli, bundle, tmp
 
 
 def test_extract_never_writes_through_a_link_already_in_the_tree(tmp_path):
-    from aitrail.analyzer.extract import Extractor
+    from aitrail.analyzer.outputs.extract import Extractor
 
     root = tmp_path / "out"
     root.mkdir()
@@ -231,7 +231,7 @@ def test_a_sparse_database_is_copied_and_extracted_sparse(cli, tmp_path):
     assert cli("extract", out, extracted).exit_code == 0
     copy = next(extracted.rglob("state_5.sqlite"))
     assert copy.stat().st_size == 1 << 30 and copy.stat().st_blocks * 512 < 1 << 24
-    from aitrail.analyzer import sparse
+    from aitrail.analyzer.view import sparse
 
     written = []
     real = sparse.write_all
@@ -246,7 +246,7 @@ def test_a_sparse_database_is_copied_and_extracted_sparse(cli, tmp_path):
 
 @pytest.mark.parametrize("digest", ["0|/etc/passwd|1|r|0|0|0|0|0|0|0\nx", "ABC", "g" * 64, None, 5])
 def test_the_bodyfile_hash_field_is_a_digest_or_zero(digest):
-    from aitrail.analyzer.bodyfile import bodyfile_line
+    from aitrail.analyzer.outputs.bodyfile import bodyfile_line
 
     record = {"sha256": digest, "source_path": "/home/a/x", "stat": {"mode": "100644", "mtime_ns": 0}}
     line = bodyfile_line(record)

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from aitrail.analyzer.rows import TURN_TYPES, Draft
+from aitrail.analyzer.view.rows import TURN_TYPES, Draft
 from tests.analyzer.fakes import REGISTRY, FakeBundle, drafts
 from tests.analyzer.fuzz import FuzzTarget, all_targets
 from tests.conftest import FIXTURES
@@ -109,7 +109,7 @@ def test_truncated_files_never_raise(target, data, cut):
 
 
 def test_dispatch_turns_a_crash_into_a_row_and_keeps_earlier_rows():
-    from aitrail.analyzer.dispatch import parse_source
+    from aitrail.analyzer.engine.dispatch import parse_source
 
     def crashing(ctx):
         yield Draft("user", "before the crash", "line:1")

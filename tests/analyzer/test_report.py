@@ -233,7 +233,7 @@ def test_chromium_renders_every_findings_list(tmp_path):
 
 def test_each_bundle_is_verified_once(bundles, tmp_path, monkeypatch):
     """check_bundles verifies; analyze takes that result for the same file instead of hashing it again."""
-    from aitrail.analyzer import verifying
+    from aitrail.analyzer.engine import verifying
     from aitrail.analyzer.report import build
 
     calls = []
@@ -252,7 +252,7 @@ def test_each_bundle_is_verified_once(bundles, tmp_path, monkeypatch):
 
 
 def test_a_digest_given_as_verified_spares_only_that_file(bundles, tmp_path):
-    from aitrail.analyzer.run import AnalyzeOptions, NotVerified, analyze
+    from aitrail.analyzer.engine.coordinator import AnalyzeOptions, NotVerified, analyze
     from aitrail.collector.verify import sha256_of_file
 
     broken = tmp_path / "broken.tar.zst"

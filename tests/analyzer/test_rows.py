@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from aitrail.analyzer import rows
-from aitrail.analyzer.rows import format_timestamp, ns_from_iso, ns_from_ms
+from aitrail.analyzer.view import rows
+from aitrail.analyzer.view.rows import format_timestamp, ns_from_iso, ns_from_ms
 
 
 @pytest.mark.parametrize("text, expected", [

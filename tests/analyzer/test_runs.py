@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from aitrail.analyzer import runs
+from aitrail.analyzer.engine import sorted_runs as runs
 
 
 def make_runs(tmp_path, keys_per_run: list[list[bytes]]) -> list[runs.Run]:

@@ -1,12 +1,12 @@
-"""Secondary rows spooled to disk with only 8-byte keys in memory (analyzer/secondary.py)."""
+"""Secondary rows spooled to disk with only 8-byte keys in memory (analyzer/engine/secondary.py)."""
 
 from __future__ import annotations
 
 from array import array
 
-from aitrail.analyzer import runs as runs_module
-from aitrail.analyzer import secondary
-from aitrail.analyzer.secondary import KeySet, Spool, kept_runs
+from aitrail.analyzer.engine import secondary
+from aitrail.analyzer.engine import sorted_runs as runs_module
+from aitrail.analyzer.engine.secondary import KeySet, Spool, kept_runs
 
 
 def test_keyset_finds_exactly_its_keys():
@@ -43,7 +43,7 @@ def test_keyset_built_from_many_chunks_is_sorted_and_distinct(monkeypatch):
 
 def test_only_rows_of_a_kind_the_secondary_rows_have_are_keyed():
     """A key hashes agent and turn type: a primary row of another kind cannot match, and is not hashed."""
-    from aitrail.analyzer.worker import _keyed_turns
+    from aitrail.analyzer.engine.worker import _keyed_turns
 
     keys = KeySet(array("Q", [1]), frozenset({("codex", "user"), ("claude-code", "assistant")}))
     assert _keyed_turns(keys, "codex") == {"user"}

@@ -1,6 +1,6 @@
 """SQLite as a weapon (issue 8, part A): views, generated columns, huge values, many rows.
 
-Unit tests call analyzer/sqlite_safe.py directly with lowered limits; the
+Unit tests call analyzer/view/sqlite_safe.py directly with lowered limits; the
 end-to-end tests build each hostile database on a home, collect it with the
 real collector and run ``aitrail analyze`` in a child process, whose peak RSS
 (VmHWM) is checked, and which must end (the recursive-CTE view hung before).
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from aitrail.analyzer import sqlite_safe
+from aitrail.analyzer.view import sqlite_safe
 from tests.analyzer.fakes import FakeBundle, run
 from tests.analyzer.hostile_tools import analyze_measured, collected
 

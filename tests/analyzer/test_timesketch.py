@@ -8,7 +8,7 @@ import pandas
 import pytest
 from timesketch_import_client import importer
 
-from aitrail.analyzer.timesketch import describe
+from aitrail.analyzer.outputs.timesketch import describe
 from tests.conftest import FIXTURES
 from tests.test_golden import timeline
 
@@ -72,8 +72,8 @@ def test_timestamp_desc_says_what_happened_and_what_kind_of_time_it_is(turn, tex
 @pytest.mark.parametrize("collected", ["2026-12-03T08:00:00.000000Z", "", "9999-01-01T00:00:00Z", "garbage"])
 def test_a_time_pandas_cannot_hold_is_kept_at_the_collection_time_and_tagged(collected):
     """Years past 2262 or before 1677 (and a forged collection time) never make the importer drop a row."""
-    from aitrail.analyzer.rows import COLUMNS
-    from aitrail.analyzer.timesketch import OUT_OF_RANGE_TAG, event
+    from aitrail.analyzer.outputs.timesketch import OUT_OF_RANGE_TAG, event
+    from aitrail.analyzer.view.rows import COLUMNS
 
     context = {"collected_utc": collected, "hostname": "h", "case_id": "", "bundle_sha256": "0" * 64}
     for when in ("0001-01-01T00:00:00.000Z", "2300-01-01T00:00:00.000Z", "9999-12-31T23:59:59.999Z",

@@ -1,9 +1,9 @@
-"""analyzer/unparsed.py: which collected files no parser reads, and why."""
+"""analyzer/engine/unparsed.py: which collected files no parser reads, and why."""
 
 from __future__ import annotations
 
-from aitrail.analyzer.bundle import Source
-from aitrail.analyzer.unparsed import unparsed_sources
+from aitrail.analyzer.engine.unparsed import unparsed_sources
+from aitrail.analyzer.view.bundle import Source
 
 
 def source(path: str, store: str, parser: str | None, companion_of: str | None = None, agent: str = "a") -> Source:

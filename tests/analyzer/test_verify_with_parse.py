@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from aitrail.analyzer import run as run_module
-from aitrail.analyzer.run import AnalyzeOptions, NotVerified, analyze
+from aitrail.analyzer.engine import coordinator as run_module
+from aitrail.analyzer.engine.coordinator import AnalyzeOptions, NotVerified, analyze
 from aitrail.collector import verify as verify_module
 from aitrail.collector.bundle import layout
 from aitrail.collector.bundle import writer as writer_module

@@ -19,7 +19,7 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from aitrail.analyzer import run as run_module
+from aitrail.analyzer.engine import coordinator as run_module
 from aitrail.collector.bundle import layout
 from aitrail.collector.cli import main
 from aitrail.collector.verify import verify

@@ -437,8 +437,8 @@ def test_a_reply_block_holding_a_lone_surrogate_is_a_row_not_a_crash():
 
 def walked(*lines) -> tuple[list, object]:
     """The rows of a transcript and the walk that made them (to look at what it held)."""
-    from aitrail.analyzer.context import ParseContext
     from aitrail.analyzer.parsers.claude_code.transcript import TranscriptWalk
+    from aitrail.analyzer.view.context import ParseContext
 
     bundle = FakeBundle({("claude-code.transcripts", PATH): b"".join(json.dumps(line).encode() + b"\n"
                                                                       for line in lines)})
@@ -520,8 +520,8 @@ def test_rows_waiting_for_the_cwd_are_given_without_it_past_their_budget(monkeyp
 
 
 def test_the_paste_dates_table_holds_only_the_paste_files_in_the_bundle():
-    from aitrail.analyzer.context import ParseContext
     from aitrail.analyzer.parsers.claude_code.paste import parse_paste_cache
+    from aitrail.analyzer.view.context import ParseContext
 
     paste = ".claude/paste-cache/ab12cd34.txt"
     named = [{"display": "[Pasted text #1]", "timestamp": 1783249320000 + n, "pastedContents": {

@@ -12,7 +12,7 @@ import zstandard
 from hypothesis import given
 from hypothesis import strategies as st
 
-from aitrail.analyzer.context import ParseContext
+from aitrail.analyzer.view.context import ParseContext
 from tests.analyzer.fakes import REGISTRY, FakeBundle, drafts, run
 
 THREAD = "0198e2a4-7b1c-7d3e-8f40-5a6b7c8d9e01"
@@ -611,7 +611,7 @@ def _reading(data: bytes):
     """The rows of a rollout, and a Repeats that placed its lines as the reader does (to look at what it held)."""
     from aitrail.analyzer.formats.jsonl import Line, read_jsonl
     from aitrail.analyzer.parsers.codex.pairing import Repeats
-    from aitrail.analyzer.rows import Draft
+    from aitrail.analyzer.view.rows import Draft
 
     bundle = FakeBundle({("codex.rollouts", ROLLOUT): data})
     ctx = ParseContext(bundle, bundle.source(ROLLOUT), {})

@@ -16,22 +16,31 @@ APP = "src.vs.platform.reactivestorage.browser.reactiveStorageServiceImpl.persis
 COMPOSER = "7a1e4c2b-9d3f-4e8a-b5c6-0f1e2d3c4b5a"
 
 
-def database(rows: list[tuple[str, str, object]]) -> bytes:
-    """A state.vscdb with ItemTable and cursorDiskKV holding ``rows`` (values JSON-encoded unless text)."""
+def built(fill, data: bytes = b"") -> bytes:
+    """The bytes of a SQLite file that starts as ``data`` and is changed by ``fill(connection)``."""
     handle, path = tempfile.mkstemp(suffix=".vscdb")
+    os.write(handle, data)
     os.close(handle)
     connection = sqlite3.connect(path)
-    for table in ("ItemTable", "cursorDiskKV"):
-        connection.execute(f"CREATE TABLE {table} (key TEXT UNIQUE ON CONFLICT REPLACE, value BLOB)")
-    for table, key, value in rows:
-        connection.execute(f"INSERT INTO {table} VALUES (?, ?)",
-                           (key, value if isinstance(value, str) else json.dumps(value)))
+    fill(connection)
     connection.commit()
     connection.close()
     with open(path, "rb") as handle:
-        data = handle.read()
+        result = handle.read()
     os.unlink(path)
-    return data
+    return result
+
+
+def database(rows: list[tuple[str, str, object]]) -> bytes:
+    """A state.vscdb with ItemTable and cursorDiskKV holding ``rows`` (values JSON-encoded unless text)."""
+    def fill(connection) -> None:
+        for table in ("ItemTable", "cursorDiskKV"):
+            connection.execute(f"CREATE TABLE {table} (key TEXT UNIQUE ON CONFLICT REPLACE, value BLOB)")
+        for table, key, value in rows:
+            connection.execute(f"INSERT INTO {table} VALUES (?, ?)",
+                               (key, value if isinstance(value, str) else json.dumps(value)))
+
+    return built(fill)
 
 
 def composer(headers=(), **extra) -> tuple[str, str, dict]:
@@ -253,7 +262,7 @@ def test_prompt_copies_are_user_rows_and_a_tool_result_never_is():
 
 
 def drafts_for(bundle, source, parser_id):
-    from aitrail.analyzer.context import ParseContext
+    from aitrail.analyzer.view.context import ParseContext
     from tests.analyzer.fakes import REGISTRY
 
     return list(REGISTRY[parser_id](ParseContext(bundle, source, {})))
@@ -343,18 +352,11 @@ def test_bubbles_of_a_composer_whose_id_holds_a_colon_are_read_once():
 
 def with_headers(data: bytes, headers: list[tuple]) -> bytes:
     """``data`` (a state.vscdb) with a composerHeaders table holding ``headers`` (composerId, createdAt, value)."""
-    handle, path = tempfile.mkstemp(suffix=".vscdb")
-    os.write(handle, data)
-    os.close(handle)
-    connection = sqlite3.connect(path)
-    connection.execute("CREATE TABLE composerHeaders (composerId TEXT PRIMARY KEY, createdAt INTEGER, value TEXT)")
-    connection.executemany("INSERT INTO composerHeaders VALUES (?, ?, ?)", headers)
-    connection.commit()
-    connection.close()
-    with open(path, "rb") as handle:
-        data = handle.read()
-    os.unlink(path)
-    return data
+    def fill(connection) -> None:
+        connection.execute("CREATE TABLE composerHeaders (composerId TEXT PRIMARY KEY, createdAt INTEGER, value TEXT)")
+        connection.executemany("INSERT INTO composerHeaders VALUES (?, ?, ?)", headers)
+
+    return built(fill, data)
 
 
 def test_headers_over_their_budget_keep_the_first_and_name_the_rest(monkeypatch):

@@ -295,8 +295,8 @@ def test_only_the_newest_shell_command_has_a_time():
 
 def test_past_the_replay_budget_the_lines_are_counted_and_the_conversation_is_as_the_lines_before_left_it(
         monkeypatch):
-    from aitrail.analyzer.formats.decode import decode_cost
     from aitrail.analyzer.parsers.gemini_cli import replay
+    from aitrail.analyzer.view.decode import decode_cost
 
     first = [user(1, "first question"), gemini(2, "first answer")]
     held = sum(decode_cost(json.dumps(record).encode()) + replay.ITEM_COST for record in [META, *first])
@@ -311,8 +311,8 @@ def test_past_the_replay_budget_the_lines_are_counted_and_the_conversation_is_as
 
 
 def test_the_earlier_copies_of_a_message_give_their_cost_back(monkeypatch):
-    from aitrail.analyzer.formats.decode import decode_cost
     from aitrail.analyzer.parsers.gemini_cli import replay
+    from aitrail.analyzer.view.decode import decode_cost
 
     copies = [gemini(2, "y" * 5000 + str(number)) for number in range(20)]
     one = decode_cost(json.dumps(copies[0]).encode())

@@ -317,7 +317,7 @@ def test_workspace_trust_is_a_permission_setting_per_folder():
 
 def test_collection_skips_the_credential_files_and_keeps_the_wal(cli, tmp_path):
     """user-settings.json (API key) and auth.json are not in the bundle; grok.db's -wal is, beside it."""
-    from aitrail.analyzer.bundle import Bundle
+    from aitrail.analyzer.view.bundle import Bundle
 
     home = tmp_path / "home"
     shutil.copytree(FIXTURES / "grok-dev-db" / "home", home)

@@ -9,8 +9,8 @@ import sqlite3
 import tempfile
 from pathlib import Path
 
-from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.parsers.opencode import parse_legacy_storage
+from aitrail.analyzer.view.context import ParseContext
 from tests.analyzer.fakes import FakeBundle, drafts
 from tests.conftest import FIXTURES
 from tests.test_golden import timeline, without_bundle_columns

@@ -162,9 +162,9 @@ def test_credentials_are_never_collected_nor_in_any_row(cli, tmp_path):
 
 
 def test_past_the_tree_budget_the_oldest_entries_are_forgotten_and_the_branches_held_are_still_given(monkeypatch):
-    from aitrail.analyzer.context import ParseContext
     from aitrail.analyzer.formats.jsonl import Line, read_jsonl
     from aitrail.analyzer.parsers.pi import session
+    from aitrail.analyzer.view.context import ParseContext
 
     monkeypatch.setattr(session, "TREE_ENTRIES", 4)
     prompts = [entry(name, parent, {"role": "user", "content": f"p-{name}"}) for name, parent in

@@ -23,8 +23,8 @@ import hashlib
 from collections import deque
 from collections.abc import Callable
 
-from aitrail.analyzer.formats.decode import canonical_json
-from aitrail.analyzer.rows import carried
+from aitrail.analyzer.view.decode import canonical_json
+from aitrail.analyzer.view.rows import carried
 
 from . import entries
 

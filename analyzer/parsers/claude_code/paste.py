@@ -29,10 +29,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from aitrail.analyzer.bundle import MemberUnreadable
-from aitrail.analyzer.context import ParseContext
-from aitrail.analyzer.formats.decode import json_loads
-from aitrail.analyzer.rows import Draft, ns_from_ms
+from aitrail.analyzer.view.bundle import MemberUnreadable
+from aitrail.analyzer.view.context import ParseContext
+from aitrail.analyzer.view.decode import json_loads
+from aitrail.analyzer.view.rows import Draft, ns_from_ms
 
 PASTE_DIRECTORY = "paste-cache"
 

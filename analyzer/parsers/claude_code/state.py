@@ -27,12 +27,12 @@ import json
 import re
 from collections.abc import Iterator
 
-from aitrail.analyzer.bundle import MemberUnreadable
-from aitrail.analyzer.context import ParseContext
-from aitrail.analyzer.formats.decode import decode_json
 from aitrail.analyzer.formats.idioms import file_mtime, setting_value, settings_value
 from aitrail.analyzer.formats.text import bad_record, json_document
-from aitrail.analyzer.rows import Draft
+from aitrail.analyzer.view.bundle import MemberUnreadable
+from aitrail.analyzer.view.context import ParseContext
+from aitrail.analyzer.view.decode import decode_json
+from aitrail.analyzer.view.rows import Draft
 
 from .history import (
     legacy_prompts,

@@ -43,13 +43,13 @@ import hashlib
 import json
 from collections.abc import Iterator
 
-from aitrail.analyzer.bundle import MemberUnreadable
-from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.formats.call_budget import BoundedLedger
 from aitrail.analyzer.formats.calls import ROW_COLUMNS, CallLedger
 from aitrail.analyzer.formats.jsonl import Line, read_jsonl
 from aitrail.analyzer.formats.text import bad_line, bad_record
-from aitrail.analyzer.rows import Draft, ns_from_iso
+from aitrail.analyzer.view.bundle import MemberUnreadable
+from aitrail.analyzer.view.context import ParseContext
+from aitrail.analyzer.view.rows import Draft, ns_from_iso
 
 from . import content, entries
 from .bookkeeping import (

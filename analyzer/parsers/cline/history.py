@@ -12,13 +12,13 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 
-from aitrail.analyzer.bundle import MemberUnreadable, Source
-from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.formats.cline_tasks import number
-from aitrail.analyzer.formats.decode import decode_json
 from aitrail.analyzer.formats.text import bad_record, json_document
 from aitrail.analyzer.formats.vscode_state import StateUnreadable, extension_state, read_row
-from aitrail.analyzer.rows import Draft, ns_from_ms
+from aitrail.analyzer.view.bundle import MemberUnreadable, Source
+from aitrail.analyzer.view.context import ParseContext
+from aitrail.analyzer.view.decode import decode_json
+from aitrail.analyzer.view.rows import Draft, ns_from_ms
 
 EXTENSION_ROW = "saoudrizwan.claude-dev"
 HISTORY_STORES = ("task_history", "data_task_history")

@@ -19,14 +19,14 @@ import json
 import sqlite3
 from collections.abc import Iterator
 
-from aitrail.analyzer import sqlite_safe
-from aitrail.analyzer.bundle import MemberUnreadable
-from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.formats.cline_tasks import TaskFlavour, api_rows
 from aitrail.analyzer.formats.database import each_database_row
-from aitrail.analyzer.formats.decode import decode_json
 from aitrail.analyzer.formats.text import bad_file, bad_record, json_document
-from aitrail.analyzer.rows import Draft, ns_from_iso
+from aitrail.analyzer.view import sqlite_safe
+from aitrail.analyzer.view.bundle import MemberUnreadable
+from aitrail.analyzer.view.context import ParseContext
+from aitrail.analyzer.view.decode import decode_json
+from aitrail.analyzer.view.rows import Draft, ns_from_iso
 
 from .tasks import TOOL_NAMES
 

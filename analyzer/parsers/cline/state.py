@@ -16,11 +16,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.formats.idioms import file_mtime, setting_value
 from aitrail.analyzer.formats.text import bad_record, json_document
 from aitrail.analyzer.formats.vscode_state import read_extension_state
-from aitrail.analyzer.rows import Draft
+from aitrail.analyzer.view.context import ParseContext
+from aitrail.analyzer.view.rows import Draft
 
 from .history import EXTENSION_ROW, history_rows, listed_in_history_files
 

@@ -13,12 +13,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from aitrail.analyzer.bundle import MemberUnreadable
-from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.formats.cline_tasks import TaskFlavour, read_task_file, task_id
-from aitrail.analyzer.formats.decode import decode_json
 from aitrail.analyzer.formats.text import bad_record, json_document
-from aitrail.analyzer.rows import Draft, ns_from_ms
+from aitrail.analyzer.view.bundle import MemberUnreadable
+from aitrail.analyzer.view.context import ParseContext
+from aitrail.analyzer.view.decode import decode_json
+from aitrail.analyzer.view.rows import Draft, ns_from_ms
 
 from .history import storage_of, task_index
 

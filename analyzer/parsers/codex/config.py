@@ -32,11 +32,11 @@ import ast
 import json
 from collections.abc import Iterator
 
-from aitrail.analyzer.context import ParseContext
-from aitrail.analyzer.formats.decode import decode_toml
 from aitrail.analyzer.formats.idioms import file_mtime, pointer, setting_value, settings_value
 from aitrail.analyzer.formats.text import bad_file, bad_line, excerpt
-from aitrail.analyzer.rows import Draft
+from aitrail.analyzer.view.context import ParseContext
+from aitrail.analyzer.view.decode import decode_toml
+from aitrail.analyzer.view.rows import Draft
 
 PERMISSION_KEYS = ("approval_policy", "sandbox_mode", "approvals_reviewer", "default_permissions")
 PERMISSION_TABLES = ("sandbox_workspace_write", "permissions")

@@ -25,13 +25,13 @@ import json
 import sqlite3
 from collections.abc import Iterator
 
-from aitrail.analyzer import sqlite_safe
-from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.formats.database import each_database_row
-from aitrail.analyzer.formats.decode import decode_json
 from aitrail.analyzer.formats.jsonl import Line, each_line, read_jsonl
 from aitrail.analyzer.formats.text import bad_file, bad_line, bad_record, json_document
-from aitrail.analyzer.rows import (
+from aitrail.analyzer.view import sqlite_safe
+from aitrail.analyzer.view.context import ParseContext
+from aitrail.analyzer.view.decode import decode_json
+from aitrail.analyzer.view.rows import (
     Draft,
     format_timestamp,
     ns_from_iso,
@@ -124,7 +124,7 @@ def _table(connection: sqlite3.Connection, table: str) -> Iterator[dict] | None:
 
     A view or virtual table of that name is not read (it could compute
     anything); generated columns are left out and long values are Oversize
-    (analyzer/sqlite_safe.py).
+    (analyzer/view/sqlite_safe.py).
     """
     if not sqlite_safe.is_real_table(connection, table):
         return None

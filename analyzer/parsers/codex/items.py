@@ -39,10 +39,10 @@ import shlex
 from collections.abc import Iterable, Iterator
 
 from aitrail.analyzer.formats.call_budget import BoundedLedger
-from aitrail.analyzer.formats.decode import decode_json
 from aitrail.analyzer.formats.idioms import as_dict, plain
 from aitrail.analyzer.formats.text import excerpt, image_placeholder, is_image_block
-from aitrail.analyzer.rows import Draft
+from aitrail.analyzer.view.decode import decode_json
+from aitrail.analyzer.view.rows import Draft
 
 # Function names whose arguments carry a command line: shown as the command itself.
 SHELL_TOOLS = frozenset({"shell", "container.exec", "shell_command", "exec_command", "local_shell"})

@@ -38,12 +38,12 @@ from collections import OrderedDict, deque
 from collections.abc import Iterable, Iterator
 from typing import cast
 
-from aitrail.analyzer.bundle import MemberUnreadable
-from aitrail.analyzer.context import ParseContext
-from aitrail.analyzer.formats.decode import decode_json_utf8
 from aitrail.analyzer.formats.idioms import as_dict
 from aitrail.analyzer.formats.jsonl import Line
-from aitrail.analyzer.rows import Draft
+from aitrail.analyzer.view.bundle import MemberUnreadable
+from aitrail.analyzer.view.context import ParseContext
+from aitrail.analyzer.view.decode import decode_json_utf8
+from aitrail.analyzer.view.rows import Draft
 
 from .items import (
     PROMPT_REPEAT,

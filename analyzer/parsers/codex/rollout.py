@@ -30,13 +30,13 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import Any, cast
 
-from aitrail.analyzer.bundle import MemberUnreadable
-from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.formats.idioms import as_dict, setting_value
 from aitrail.analyzer.formats.jsonl import Line, read_jsonl
 from aitrail.analyzer.formats.scan import search_after
 from aitrail.analyzer.formats.text import bad_file, bad_line, bad_record, excerpt, json_document
-from aitrail.analyzer.rows import Draft, ns_from_iso
+from aitrail.analyzer.view.bundle import MemberUnreadable
+from aitrail.analyzer.view.context import ParseContext
+from aitrail.analyzer.view.rows import Draft, ns_from_iso
 
 from .items import (
     ItemReader,

@@ -7,11 +7,11 @@ from collections.abc import Iterator
 
 import yaml
 
-from aitrail.analyzer.context import ParseContext
-from aitrail.analyzer.formats.decode import bounded
 from aitrail.analyzer.formats.idioms import file_mtime, pointer, setting_value
 from aitrail.analyzer.formats.text import bad_file, bad_record, excerpt, json_document
-from aitrail.analyzer.rows import Draft, ns_from_ms
+from aitrail.analyzer.view.context import ParseContext
+from aitrail.analyzer.view.decode import bounded
+from aitrail.analyzer.view.rows import Draft, ns_from_ms
 
 POLICIES = ("allow", "ask", "exclude")  # the only keys cn accepts (permissionsYamlLoader.ts)
 

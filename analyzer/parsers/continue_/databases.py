@@ -6,13 +6,13 @@ import re
 import sqlite3
 from collections.abc import Iterator
 
-from aitrail.analyzer import sqlite_safe
-from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.formats.cline_tasks import number
 from aitrail.analyzer.formats.database import each_database_row
 from aitrail.analyzer.formats.text import bad_file, bad_record
 from aitrail.analyzer.formats.vscode_state import StateUnreadable, extension_state, read_row
-from aitrail.analyzer.rows import Draft, ns_from_iso
+from aitrail.analyzer.view import sqlite_safe
+from aitrail.analyzer.view.context import ParseContext
+from aitrail.analyzer.view.rows import Draft, ns_from_iso
 
 EXTENSION_ROW = "Continue.continue"  # the globalState key: the manifest's publisher.name casing
 QUICK_EDIT_KEY = "quickEditHistory"

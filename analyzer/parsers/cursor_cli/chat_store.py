@@ -15,13 +15,13 @@ import json
 import sqlite3
 from collections.abc import Iterator
 
-from aitrail.analyzer import sqlite_safe
-from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.formats.database import each_database_row
-from aitrail.analyzer.formats.decode import decode_json
 from aitrail.analyzer.formats.idioms import setting_value
 from aitrail.analyzer.formats.text import bad_file, bad_record
-from aitrail.analyzer.rows import Draft, format_timestamp, ns_from_ms
+from aitrail.analyzer.view import sqlite_safe
+from aitrail.analyzer.view.context import ParseContext
+from aitrail.analyzer.view.decode import decode_json
+from aitrail.analyzer.view.rows import Draft, format_timestamp, ns_from_ms
 
 from .content import Conversation
 from .places import chat_place, project_for

@@ -18,7 +18,7 @@ from aitrail.analyzer.formats.call_budget import BoundedLedger
 from aitrail.analyzer.formats.calls import CallLedger
 from aitrail.analyzer.formats.idioms import setting_value
 from aitrail.analyzer.formats.text import bad_record, excerpt
-from aitrail.analyzer.rows import Draft
+from aitrail.analyzer.view.rows import Draft
 
 OPEN_TAG, CLOSE_TAG = "<user_query>", "</user_query>"
 TEXT_TYPES = ("text", "input_text", "output_text")

@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 
-from aitrail.analyzer.context import ParseContext
+from aitrail.analyzer.view.context import ParseContext
 
 MAX_DASHES = 14  # 2**14 candidate paths at most per name: real paths have a handful of dashes
 

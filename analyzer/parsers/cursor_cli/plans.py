@@ -19,10 +19,10 @@ import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.formats.idioms import file_mtime
 from aitrail.analyzer.formats.text import bad_file, bad_record
-from aitrail.analyzer.rows import Draft
+from aitrail.analyzer.view.context import ParseContext
+from aitrail.analyzer.view.rows import Draft
 
 BLOCK_SCALARS = ("|", "|-", "|+", ">", ">-", ">+")
 # Front-matter entries held until the rows are written (the plan: row, which names the plan, comes

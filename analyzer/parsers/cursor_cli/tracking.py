@@ -19,13 +19,13 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator
 
-from aitrail.analyzer import sqlite_safe
-from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.formats.database import each_database_row
-from aitrail.analyzer.formats.decode import decode_json
 from aitrail.analyzer.formats.idioms import plain, setting_value
 from aitrail.analyzer.formats.text import bad_file, bad_record
-from aitrail.analyzer.rows import Draft, ns_from_iso, ns_from_ms
+from aitrail.analyzer.view import sqlite_safe
+from aitrail.analyzer.view.context import ParseContext
+from aitrail.analyzer.view.decode import decode_json
+from aitrail.analyzer.view.rows import Draft, ns_from_iso, ns_from_ms
 
 SOURCE = "from ai-code-tracking.db"
 COMMIT_COUNTS = ("linesAdded", "linesDeleted", "composerLinesAdded", "composerLinesDeleted", "tabLinesAdded",

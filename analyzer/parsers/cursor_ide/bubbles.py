@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from aitrail.analyzer.formats.call_budget import BoundedLedger
 from aitrail.analyzer.formats.text import bad_record
-from aitrail.analyzer.rows import Draft, ns_from_iso, ns_from_ms
+from aitrail.analyzer.view.rows import Draft, ns_from_iso, ns_from_ms
 
 USER, ASSISTANT = 1, 2
 LEGACY_TYPES = {"user": USER, "ai": ASSISTANT}  # the 2023-2024 chat panel's bubbles

@@ -16,11 +16,11 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator
 
-from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.formats import vscode_db
 from aitrail.analyzer.formats.text import bad_record
 from aitrail.analyzer.formats.vscode_db import CURSOR_TABLE, KeyRow
-from aitrail.analyzer.rows import Draft
+from aitrail.analyzer.view.context import ParseContext
+from aitrail.analyzer.view.rows import Draft
 
 from .bubbles import Conversation, bubble_rows, model_rows, moment
 from .headers import read_headers, unlisted_rows

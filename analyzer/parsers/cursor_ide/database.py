@@ -5,11 +5,11 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable, Iterator
 
-from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.formats import vscode_db
 from aitrail.analyzer.formats.database import each_database_row
 from aitrail.analyzer.formats.text import bad_file
-from aitrail.analyzer.rows import Draft
+from aitrail.analyzer.view.context import ParseContext
+from aitrail.analyzer.view.rows import Draft
 
 
 def database_rows(ctx: ParseContext, tables: tuple[str, ...],

@@ -14,10 +14,10 @@ import sqlite3
 from collections.abc import Container, Generator, Iterator
 from dataclasses import dataclass
 
-from aitrail.analyzer import sqlite_safe
-from aitrail.analyzer.formats.decode import decode_json
 from aitrail.analyzer.formats.text import bad_record
-from aitrail.analyzer.rows import Draft, ns_from_ms
+from aitrail.analyzer.view import sqlite_safe
+from aitrail.analyzer.view.decode import decode_json
+from aitrail.analyzer.view.rows import Draft, ns_from_ms
 
 HEADERS_TABLE = "composerHeaders"
 # Headers held while the composers are read (each costs its name, folder and locator plus HEADER_COST

@@ -22,7 +22,7 @@ from collections.abc import Iterator
 
 from aitrail.analyzer.formats import vscode_db
 from aitrail.analyzer.formats.vscode_db import CURSOR_TABLE, KeyRow
-from aitrail.analyzer.rows import Draft
+from aitrail.analyzer.view.rows import Draft
 
 COMPOSER_PREFIX = "composerData:"
 # composer ids held, each costing its characters plus ID_COST (its string and set slot): 32 MiB holds

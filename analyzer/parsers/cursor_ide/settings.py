@@ -9,11 +9,11 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator
 
-from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.formats import vscode_db
 from aitrail.analyzer.formats.idioms import file_mtime, setting_value
 from aitrail.analyzer.formats.text import bad_record
-from aitrail.analyzer.rows import Draft
+from aitrail.analyzer.view.context import ParseContext
+from aitrail.analyzer.view.rows import Draft
 
 APPLICATION_USER = ("src.vs.platform.reactivestorage.browser.reactiveStorageServiceImpl."
                     "persistentStorage.applicationUser")

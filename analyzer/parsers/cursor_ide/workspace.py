@@ -12,13 +12,13 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable, Iterator
 
-from aitrail.analyzer.bundle import MemberUnreadable, Source
-from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.formats import vscode_db
 from aitrail.analyzer.formats.text import bad_record
 from aitrail.analyzer.formats.vscode_db import CURSOR_TABLE, ITEM_TABLE
 from aitrail.analyzer.formats.vscode_workspace import workspace_target
-from aitrail.analyzer.rows import Draft, ns_from_ms
+from aitrail.analyzer.view.bundle import MemberUnreadable, Source
+from aitrail.analyzer.view.context import ParseContext
+from aitrail.analyzer.view.rows import Draft, ns_from_ms
 
 from . import held
 from .bubbles import Conversation, bubble_rows

@@ -27,12 +27,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from aitrail.analyzer.bundle import MemberUnreadable
-from aitrail.analyzer.context import ParseContext
-from aitrail.analyzer.formats.decode import decode_cost, decode_json
 from aitrail.analyzer.formats.jsonl import Line, read_jsonl
 from aitrail.analyzer.formats.text import bad_record, excerpt, json_document
-from aitrail.analyzer.rows import Draft, ns_from_ms
+from aitrail.analyzer.view.bundle import MemberUnreadable
+from aitrail.analyzer.view.context import ParseContext
+from aitrail.analyzer.view.decode import decode_cost, decode_json
+from aitrail.analyzer.view.rows import Draft, ns_from_ms
 
 from .messages import (
     Message,

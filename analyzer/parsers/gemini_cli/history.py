@@ -32,11 +32,11 @@ import re
 from collections.abc import Iterator
 from urllib.parse import unquote
 
-from aitrail.analyzer.context import ParseContext, RawLine
-from aitrail.analyzer.formats.decode import decode_json, decode_json_at
 from aitrail.analyzer.formats.idioms import file_mtime
 from aitrail.analyzer.formats.text import bad_file, bad_line, bad_record, json_document
-from aitrail.analyzer.rows import Draft, ns_from_iso
+from aitrail.analyzer.view.context import ParseContext, RawLine
+from aitrail.analyzer.view.decode import decode_json, decode_json_at
+from aitrail.analyzer.view.rows import Draft, ns_from_iso
 
 from .messages import (
     Message,

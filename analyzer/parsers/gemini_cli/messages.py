@@ -37,7 +37,7 @@ from dataclasses import dataclass
 
 from aitrail.analyzer.formats.calls import CallLedger
 from aitrail.analyzer.formats.text import bad_record
-from aitrail.analyzer.rows import Draft, ns_from_iso
+from aitrail.analyzer.view.rows import Draft, ns_from_iso
 
 # User-role text the CLI injects, never typed by the user (system rows, not user rows).
 INJECTED_USER_PREFIXES = (

@@ -42,13 +42,13 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from aitrail.analyzer.bundle import MemberUnreadable, Source
-from aitrail.analyzer.context import ParseContext
-from aitrail.analyzer.formats.decode import decode_json
 from aitrail.analyzer.formats.idioms import escape_key, file_mtime
 from aitrail.analyzer.formats.jsonc import load_jsonc as shared_load_jsonc
 from aitrail.analyzer.formats.text import bad_file, bad_record
-from aitrail.analyzer.rows import Draft
+from aitrail.analyzer.view.bundle import MemberUnreadable, Source
+from aitrail.analyzer.view.context import ParseContext
+from aitrail.analyzer.view.decode import decode_json
+from aitrail.analyzer.view.rows import Draft
 
 _GEMINI_FOLDER = re.compile(r"(?:^|/)\.gemini/(tmp|history)/([^/]+)/")
 _ANY_FOLDER = re.compile(r"(?:^|/)(tmp|history)/([^/]+)/")

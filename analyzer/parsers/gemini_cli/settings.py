@@ -31,11 +31,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from aitrail.analyzer.context import ParseContext
-from aitrail.analyzer.formats.decode import decode_toml
 from aitrail.analyzer.formats.idioms import escape_key, file_mtime, pointer, setting_value, settings_value
 from aitrail.analyzer.formats.text import bad_file, bad_record, json_document
-from aitrail.analyzer.rows import Draft
+from aitrail.analyzer.view.context import ParseContext
+from aitrail.analyzer.view.decode import decode_toml
+from aitrail.analyzer.view.rows import Draft
 
 from .projects import load_jsonc, map_limit_rows, root_of
 

@@ -29,12 +29,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.formats.call_budget import BoundedLedger
 from aitrail.analyzer.formats.idioms import file_mtime
 from aitrail.analyzer.formats.jsonl import Line, read_jsonl
 from aitrail.analyzer.formats.text import excerpt
-from aitrail.analyzer.rows import Draft, ns_from_iso
+from aitrail.analyzer.view.context import ParseContext
+from aitrail.analyzer.view.rows import Draft, ns_from_iso
 
 from .paths import project_of, session_of
 from .values import as_text, block_text, compact

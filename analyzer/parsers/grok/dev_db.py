@@ -30,13 +30,13 @@ import sqlite3
 import sys
 from collections.abc import Iterator
 
-from aitrail.analyzer import sqlite_safe
-from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.formats.call_budget import BoundedLedger
 from aitrail.analyzer.formats.database import each_database_row
-from aitrail.analyzer.formats.decode import decode_json
 from aitrail.analyzer.formats.text import bad_file, bad_record, excerpt
-from aitrail.analyzer.rows import Draft, ns_from_iso
+from aitrail.analyzer.view import sqlite_safe
+from aitrail.analyzer.view.context import ParseContext
+from aitrail.analyzer.view.decode import decode_json
+from aitrail.analyzer.view.rows import Draft, ns_from_iso
 
 from .values import as_text, block_text, compact
 

@@ -14,11 +14,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.formats.idioms import file_mtime, pointer, setting_value
 from aitrail.analyzer.formats.jsonl import Line, each_line
 from aitrail.analyzer.formats.text import bad_line, bad_record
-from aitrail.analyzer.rows import Draft, ns_from_iso
+from aitrail.analyzer.view.context import ParseContext
+from aitrail.analyzer.view.rows import Draft, ns_from_iso
 
 from .values import as_text, json_file
 

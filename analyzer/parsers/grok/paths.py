@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from urllib.parse import unquote
 
-from aitrail.analyzer.context import ParseContext
+from aitrail.analyzer.view.context import ParseContext
 
 
 def _parts(ctx: ParseContext) -> list[str]:

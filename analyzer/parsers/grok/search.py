@@ -22,11 +22,11 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator
 
-from aitrail.analyzer import sqlite_safe
-from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.formats.database import each_database_row
 from aitrail.analyzer.formats.text import bad_file, bad_record
-from aitrail.analyzer.rows import Draft, ns_from_seconds
+from aitrail.analyzer.view import sqlite_safe
+from aitrail.analyzer.view.context import ParseContext
+from aitrail.analyzer.view.rows import Draft, ns_from_seconds
 
 from .paths import session_key
 from .sessions import session_row_text

@@ -6,9 +6,9 @@ import functools
 import json
 from collections.abc import Callable, Iterator
 
-from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.formats.text import image_placeholder, is_image_block, json_document
-from aitrail.analyzer.rows import Draft, ns_from_iso, ns_from_ms, ns_from_seconds
+from aitrail.analyzer.view.context import ParseContext
+from aitrail.analyzer.view.rows import Draft, ns_from_iso, ns_from_ms, ns_from_seconds
 
 DocumentRows = Callable[[ParseContext, dict], Iterator[Draft]]
 

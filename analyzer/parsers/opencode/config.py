@@ -14,11 +14,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.formats.idioms import as_dict, file_mtime, pointer, settings_value
 from aitrail.analyzer.formats.jsonc import load_jsonc
 from aitrail.analyzer.formats.text import json_document
-from aitrail.analyzer.rows import Draft
+from aitrail.analyzer.view.context import ParseContext
+from aitrail.analyzer.view.rows import Draft
 
 SETTING_KEYS = ("model", "small_model", "share", "autoshare")
 

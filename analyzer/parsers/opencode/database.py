@@ -24,15 +24,15 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator
 
-from aitrail.analyzer import sqlite_safe
-from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.formats.call_budget import BoundedLedger
 from aitrail.analyzer.formats.database import each_database_row
-from aitrail.analyzer.formats.decode import decode_json
 from aitrail.analyzer.formats.idioms import setting_value
 from aitrail.analyzer.formats.sqlite_values import oversize_rows
 from aitrail.analyzer.formats.text import bad_file, bad_record
-from aitrail.analyzer.rows import Draft, ns_from_ms
+from aitrail.analyzer.view import sqlite_safe
+from aitrail.analyzer.view.context import ParseContext
+from aitrail.analyzer.view.decode import decode_json
+from aitrail.analyzer.view.rows import Draft, ns_from_ms
 
 from . import joined
 from .render import MessageInfo, message_info, message_rows, model_row, part_rows, text_of

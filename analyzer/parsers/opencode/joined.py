@@ -12,7 +12,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator
 
-from aitrail.analyzer import sqlite_safe
+from aitrail.analyzer.view import sqlite_safe
 
 MESSAGE_COLUMNS = ("id", "session_id", "time_created", "data")
 PART_COLUMNS = ("id", "session_id", "time_created", "data")

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from aitrail.analyzer.formats.calls import CallLedger
 from aitrail.analyzer.formats.idioms import as_dict, plain
 from aitrail.analyzer.formats.text import excerpt
-from aitrail.analyzer.rows import Draft, ns_from_ms
+from aitrail.analyzer.view.rows import Draft, ns_from_ms
 
 # permission/next.ts: RejectedError, CorrectedError, DeniedError messages (the tool part's state.error)
 REJECTED = "The user rejected permission to use this specific tool call"

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from aitrail.analyzer.formats.idioms import as_dict
-from aitrail.analyzer.rows import format_timestamp, ns_from_ms
+from aitrail.analyzer.view.rows import format_timestamp, ns_from_ms
 
 from .render import text_of
 

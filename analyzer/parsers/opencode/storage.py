@@ -27,13 +27,13 @@ import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from aitrail.analyzer.bundle import MemberUnreadable
-from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.formats.calls import CallLedger
-from aitrail.analyzer.formats.decode import decode_json
 from aitrail.analyzer.formats.idioms import as_dict, file_mtime, setting_value
 from aitrail.analyzer.formats.text import bad_file, bad_record, json_document
-from aitrail.analyzer.rows import Draft, ns_from_ms
+from aitrail.analyzer.view.bundle import MemberUnreadable
+from aitrail.analyzer.view.context import ParseContext
+from aitrail.analyzer.view.decode import decode_json
+from aitrail.analyzer.view.rows import Draft, ns_from_ms
 
 from .database import database_ids, has_database
 from .render import MessageInfo, message_info, message_rows, model_row, part_rows, text_of

@@ -18,11 +18,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.formats.idioms import as_dict, file_mtime, pointer
 from aitrail.analyzer.formats.jsonl import Line, each_line
 from aitrail.analyzer.formats.text import bad_line, bad_record, json_document
-from aitrail.analyzer.rows import Draft, ns_from_ms
+from aitrail.analyzer.view.context import ParseContext
+from aitrail.analyzer.view.rows import Draft, ns_from_ms
 
 from .render import text_of
 

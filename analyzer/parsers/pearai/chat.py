@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.formats import continue_sessions as sessions
-from aitrail.analyzer.rows import Draft
+from aitrail.analyzer.view.context import ParseContext
+from aitrail.analyzer.view.rows import Draft
 
 
 def parse_chat_session(ctx: ParseContext) -> Iterator[Draft]:

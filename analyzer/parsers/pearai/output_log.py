@@ -6,10 +6,10 @@ import datetime as dt
 import re
 from collections.abc import Iterator
 
-from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.formats.continue_prompts import last_user_block
 from aitrail.analyzer.formats.text import bad_record
-from aitrail.analyzer.rows import Draft
+from aitrail.analyzer.view.context import ParseContext
+from aitrail.analyzer.view.rows import Draft
 
 SEPARATOR = "=" * 74
 RULE = "#" * 44

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.formats.cline_tasks import TaskFlavour, read_task_file, task_id
 from aitrail.analyzer.formats.vscode_state import task_workspaces
-from aitrail.analyzer.rows import Draft
+from aitrail.analyzer.view.context import ParseContext
+from aitrail.analyzer.view.rows import Draft
 
 from .state import EXTENSION_ROW
 

@@ -17,11 +17,11 @@ import sqlite3
 from collections.abc import Iterator
 from datetime import UTC, datetime
 
-from aitrail.analyzer import sqlite_safe
-from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.formats.database import each_database_row
 from aitrail.analyzer.formats.text import bad_file, bad_record
-from aitrail.analyzer.rows import Draft
+from aitrail.analyzer.view import sqlite_safe
+from aitrail.analyzer.view.context import ParseContext
+from aitrail.analyzer.view.rows import Draft
 
 TABLES = ("session_meta", "session_events", "session_resume", "tool_calls")
 

@@ -26,11 +26,11 @@ import re
 from collections import deque
 from collections.abc import Iterator
 
-from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.formats.call_budget import BoundedLedger
 from aitrail.analyzer.formats.jsonl import Line, read_jsonl
 from aitrail.analyzer.formats.text import bad_record, is_image_block
-from aitrail.analyzer.rows import Draft, ns_from_iso, ns_from_ms
+from aitrail.analyzer.view.context import ParseContext
+from aitrail.analyzer.view.rows import Draft, ns_from_iso, ns_from_ms
 
 from .content import arguments_text, bash_execution_text, content_text, image_text, text_field, unknown_text
 

@@ -16,11 +16,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.formats.idioms import file_mtime, pointer, setting_value, settings_value
 from aitrail.analyzer.formats.mcp_settings import safe_url
 from aitrail.analyzer.formats.text import json_document
-from aitrail.analyzer.rows import Draft
+from aitrail.analyzer.view.context import ParseContext
+from aitrail.analyzer.view.rows import Draft
 
 PERMISSION_KEYS = ("defaultProjectTrust", "defaultTools")
 MODEL_KEYS = ("defaultProvider", "defaultModel")

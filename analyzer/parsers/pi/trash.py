@@ -14,10 +14,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from urllib.parse import unquote
 
-from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.formats.idioms import file_mtime
 from aitrail.analyzer.formats.text import bad_file, excerpt
-from aitrail.analyzer.rows import Draft
+from aitrail.analyzer.view.context import ParseContext
+from aitrail.analyzer.view.rows import Draft
 
 
 def trash_fields(text: str) -> dict[str, str]:

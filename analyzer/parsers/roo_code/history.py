@@ -15,11 +15,11 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 
-from aitrail.analyzer.bundle import MemberUnreadable
-from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.formats.cline_tasks import task_row_text
 from aitrail.analyzer.formats.text import bad_record, json_document
-from aitrail.analyzer.rows import Draft, ns_from_ms
+from aitrail.analyzer.view.bundle import MemberUnreadable
+from aitrail.analyzer.view.context import ParseContext
+from aitrail.analyzer.view.rows import Draft, ns_from_ms
 
 HISTORY_ITEM = "history_item.json"
 HISTORY_ITEM_STORES = ("history_items", "history_items_custom")

@@ -27,10 +27,10 @@ from collections.abc import Iterator
 
 from aitrail.analyzer.formats.call_budget import BoundedLedger
 from aitrail.analyzer.formats.cline_results import block_text, classify_user_block, permission_decision
-from aitrail.analyzer.formats.decode import decode_json
 from aitrail.analyzer.formats.idioms import setting_value
 from aitrail.analyzer.formats.text import image_placeholder, is_image_block
-from aitrail.analyzer.rows import Draft
+from aitrail.analyzer.view.decode import decode_json
+from aitrail.analyzer.view.rows import Draft
 
 NATIVE_BLOCKS = ("tool_use", "tool_result")
 KEPT_PREFIXES = ("parser: ", "permission decision: ")  # fixed prefixes stay first; the call's rows carry the mark

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.formats.idioms import file_mtime, pointer, setting_value
 from aitrail.analyzer.formats.jsonc import load_jsonc
 from aitrail.analyzer.formats.mcp_settings import read_mcp_settings
 from aitrail.analyzer.formats.text import json_document
-from aitrail.analyzer.rows import Draft
+from aitrail.analyzer.view.context import ParseContext
+from aitrail.analyzer.view.rows import Draft
 
 COMMAND_KEYS = ("roo-cline.allowedCommands", "roo-cline.deniedCommands")
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.formats.idioms import file_mtime, setting_value
 from aitrail.analyzer.formats.text import bad_file, bad_record
 from aitrail.analyzer.formats.vscode_state import (
@@ -21,7 +20,8 @@ from aitrail.analyzer.formats.vscode_state import (
     extension_state,
     read_row,
 )
-from aitrail.analyzer.rows import Draft
+from aitrail.analyzer.view.context import ParseContext
+from aitrail.analyzer.view.rows import Draft
 
 from .history import history_rows
 

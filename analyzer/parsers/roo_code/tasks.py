@@ -10,8 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from aitrail.analyzer.bundle import MemberUnreadable
-from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.formats.cline_tasks import (
     TaskFlavour,
     read_api_history,
@@ -19,10 +17,12 @@ from aitrail.analyzer.formats.cline_tasks import (
     read_ui_messages,
     task_id,
 )
-from aitrail.analyzer.formats.decode import decode_json
 from aitrail.analyzer.formats.text import json_document
 from aitrail.analyzer.formats.vscode_state import task_workspaces
-from aitrail.analyzer.rows import Draft
+from aitrail.analyzer.view.bundle import MemberUnreadable
+from aitrail.analyzer.view.context import ParseContext
+from aitrail.analyzer.view.decode import decode_json
+from aitrail.analyzer.view.rows import Draft
 
 from .history import workspace_of
 from .native import RooReader

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from aitrail.analyzer.bundle import MemberUnreadable
-from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.formats.vscode_workspace import WorkspaceTarget, workspace_target
+from aitrail.analyzer.view.bundle import MemberUnreadable
+from aitrail.analyzer.view.context import ParseContext
 
 WORKSPACE_MAP = "workspace_map"
 _MARK = "workspaceStorage/"

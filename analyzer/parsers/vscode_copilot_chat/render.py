@@ -26,7 +26,7 @@ from aitrail.analyzer.formats.vscode_chat import (
     ToolCall,
     ToolInvocation,
 )
-from aitrail.analyzer.rows import Draft
+from aitrail.analyzer.view.rows import Draft
 
 from .project import Project
 from .tool_names import same_tool

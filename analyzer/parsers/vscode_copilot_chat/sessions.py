@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from aitrail.analyzer.bundle import MemberUnreadable, Source
-from aitrail.analyzer.context import ParseContext, RawLine
 from aitrail.analyzer.formats.mutation_log import replay_lines
 from aitrail.analyzer.formats.text import bad_file
 from aitrail.analyzer.formats.vscode_chat import ChatSession, session_from_document, session_from_log
-from aitrail.analyzer.rows import Draft
+from aitrail.analyzer.view.bundle import MemberUnreadable, Source
+from aitrail.analyzer.view.context import ParseContext, RawLine
+from aitrail.analyzer.view.rows import Draft
 
 from .project import project_of
 from .render import project_row, session_rows, superseded_row

@@ -20,11 +20,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.formats.idioms import file_mtime, pointer, settings_value
 from aitrail.analyzer.formats.jsonc import load_jsonc
 from aitrail.analyzer.formats.text import bad_file
-from aitrail.analyzer.rows import Draft
+from aitrail.analyzer.view.context import ParseContext
+from aitrail.analyzer.view.rows import Draft
 
 PERMISSION_KEYS = ("chat.tools.autoApprove", "chat.tools.global.autoApprove", "chat.tools.terminal.autoApprove",
                    "chat.tools.edits.autoApprove", "chat.permissions.default",

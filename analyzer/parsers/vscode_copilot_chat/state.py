@@ -21,13 +21,13 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator
 
-from aitrail.analyzer.bundle import MemberUnreadable, Source
-from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.formats.idioms import file_mtime, setting_value
 from aitrail.analyzer.formats.text import bad_file, bad_record
 from aitrail.analyzer.formats.vscode_chat import ChatSession, session_from_document, session_index, sessions_from_array
 from aitrail.analyzer.formats.vscode_db import ITEM_TABLE, KeyRow, has_table, missing_table, rows_by_key
-from aitrail.analyzer.rows import Draft
+from aitrail.analyzer.view.bundle import MemberUnreadable, Source
+from aitrail.analyzer.view.context import ParseContext
+from aitrail.analyzer.view.rows import Draft
 
 from .project import Project, project_of, storage_folder
 from .render import session_rows, superseded_row

@@ -21,11 +21,11 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 
-from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.formats.call_budget import BoundedLedger
 from aitrail.analyzer.formats.jsonl import Line, each_line
 from aitrail.analyzer.formats.text import excerpt
-from aitrail.analyzer.rows import Draft, ns_from_iso
+from aitrail.analyzer.view.context import ParseContext
+from aitrail.analyzer.view.rows import Draft, ns_from_iso
 
 from .project import project_of
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from aitrail.analyzer.formats.calls import ROW_COLUMNS, CallLedger, no_result_row
-from aitrail.analyzer.rows import Draft
+from aitrail.analyzer.view.rows import Draft
 
 
 def call(call_id: str, tool: str = "shell", **columns) -> Draft:

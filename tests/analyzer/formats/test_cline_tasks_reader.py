@@ -6,7 +6,7 @@ import json
 from collections.abc import Iterator
 
 from aitrail.analyzer.formats.cline_tasks import TaskFlavour, read_task_file, task_id
-from aitrail.analyzer.rows import Draft
+from aitrail.analyzer.view.rows import Draft
 from tests.analyzer.formats.walk import context
 
 API = "tasks/1759400100000/api_conversation_history.json"

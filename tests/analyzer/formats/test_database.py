@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 
 from aitrail.analyzer.formats.database import each_database_row
-from aitrail.analyzer.rows import Draft
+from aitrail.analyzer.view.rows import Draft
 
 
 class Context:

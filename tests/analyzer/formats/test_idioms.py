@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import datetime as dt
 
-from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.formats.idioms import escape_key, file_mtime, pointer, setting_value
+from aitrail.analyzer.view.context import ParseContext
 from tests.analyzer.fakes import FakeBundle
 
 

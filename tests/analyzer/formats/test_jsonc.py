@@ -6,8 +6,8 @@ import time
 
 import pytest
 
-from aitrail.analyzer.formats.decode import MAX_NESTING
 from aitrail.analyzer.formats.jsonc import load_jsonc, strip_jsonc
+from aitrail.analyzer.view.decode import MAX_NESTING
 
 
 def test_line_and_block_comments_are_whitespace():

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from aitrail.analyzer.formats.jsonl import each_line
-from aitrail.analyzer.rows import Draft
+from aitrail.analyzer.view.rows import Draft
 from tests.analyzer.formats.walk import context
 
 

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from aitrail.analyzer.formats import mcp_settings as mcp
-from aitrail.analyzer.rows import Draft
+from aitrail.analyzer.view.rows import Draft
 
 SECRETS = ("ghp_SECRETTOKEN123", "sk-live-abcdef", "Bearer eyJhbGci", "hunter2", "q-token-999", "s3cr3t-value")
 

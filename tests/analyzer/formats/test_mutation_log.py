@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 
-from aitrail.analyzer.context import RawLine
-from aitrail.analyzer.formats.decode import MAX_NESTING
 from aitrail.analyzer.formats.mutation_log import Origins, replay_lines, split_lines
-from aitrail.analyzer.rows import Draft
+from aitrail.analyzer.view.context import RawLine
+from aitrail.analyzer.view.decode import MAX_NESTING
+from aitrail.analyzer.view.rows import Draft
 
 
 def log(*entries, tail: bytes = b"") -> bytes:
@@ -125,7 +125,7 @@ def test_push_onto_a_missing_key_creates_the_array_as_upstream_does():
 
 
 def test_a_member_that_ends_early_keeps_what_was_replayed():
-    from aitrail.analyzer.bundle import MemberUnreadable
+    from aitrail.analyzer.view.bundle import MemberUnreadable
 
     def cut():
         yield from split_lines(log(BASE, {"kind": 1, "k": ["title"], "v": "b"}))

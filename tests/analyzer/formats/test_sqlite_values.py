@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from aitrail.analyzer import sqlite_safe
 from aitrail.analyzer.formats.sqlite_values import oversize_rows
+from aitrail.analyzer.view import sqlite_safe
 
 
 def test_an_oversize_value_is_reported_and_left_out():

@@ -6,11 +6,11 @@ import sqlite3
 
 import pytest
 
-from aitrail.analyzer import sqlite_safe
-from aitrail.analyzer.context import ParseContext
 from aitrail.analyzer.formats import vscode_db
 from aitrail.analyzer.formats.vscode_db import CURSOR_TABLE, ITEM_TABLE, KeyRow
-from aitrail.analyzer.sqlite_safe import Oversize
+from aitrail.analyzer.view import sqlite_safe
+from aitrail.analyzer.view.context import ParseContext
+from aitrail.analyzer.view.sqlite_safe import Oversize
 from tests.analyzer.fakes import FakeBundle
 
 SECRET = 'secret://{"extensionId":"saoudrizwan.claude-dev","key":"apiKey"}'

@@ -6,7 +6,7 @@ import sqlite3
 import tempfile
 from pathlib import Path
 
-from aitrail.analyzer.context import ParseContext
+from aitrail.analyzer.view.context import ParseContext
 from tests.analyzer.fakes import FakeBundle
 
 

@@ -18,7 +18,7 @@ from collections.abc import Iterable
 
 import xlsxwriter
 
-from aitrail.analyzer.export import OUTPUT_COLUMNS
+from aitrail.analyzer.outputs.export import OUTPUT_COLUMNS
 
 MAX_CELL_CHARS = 32_767
 MAX_SHEET_ROWS = 1_048_576

@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from aitrail.analyzer.cli import _check_outputs, terminal_text
+from aitrail.analyzer.outputs.checks import check_outputs, terminal_text
 from aitrail.collector.bundle.reader import BundleFormatError, BundleReader
 from aitrail.collector.verify import verify
 from aitrail.collector.verify.signer_pin import (
@@ -55,9 +55,9 @@ def bodyfile(bundle: str, output: str, public_key: str | None, require_signature
     Read from aitrail/files.jsonl after the bundle verifies (docs/outputs.md).
     Exit codes: 0 written; 1 the bundle failed verification; 2 usage error.
     """
-    from aitrail.analyzer.bodyfile import bodyfile_lines
+    from aitrail.analyzer.outputs.bodyfile import bodyfile_lines
 
-    _check_outputs(output, None)
+    check_outputs(output, None)
     reader = verified_reader(bundle, public_key, require_signature)
     with reader:
         handle = sys.stdout if output == "-" else open(output, "x", encoding="utf-8", newline="\n")
@@ -84,7 +84,7 @@ def extract(bundle: str, directory: str, public_key: str | None, require_signatu
     unsafe paths are refused and named (docs/outputs.md).
     Exit codes: 0 all written; 1 verification failed or some paths were refused; 2 usage error.
     """
-    from aitrail.analyzer.extract import extract as extract_payload
+    from aitrail.analyzer.outputs.extract import extract as extract_payload
 
     if os.path.lexists(directory):
         raise click.UsageError(f"{directory} exists; aitrail extracts only into a new directory")

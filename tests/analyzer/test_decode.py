@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from aitrail.analyzer.formats import decode
+from aitrail.analyzer.view import decode
 from tests.conftest import REPO
 
 pytestmark = pytest.mark.skipif(decode._FAST is None, reason="msgspec is not installed")
@@ -164,7 +164,7 @@ def test_without_msgspec_the_standard_path_does_everything():
     import sys
 
     probe = ("import sys; sys.modules['msgspec'] = None; sys.modules['msgspec.json'] = None\n"
-             "from aitrail.analyzer.formats import decode\n"
+             "from aitrail.analyzer.view import decode\n"
              "assert decode._FAST is None\n"
              "print(decode.decode_json('{\"a\": [1, 2.5]}'), decode.decode_json_utf8(b'[\"x\"]'),\n"
              "      decode.canonical_json({'b': 1, 'a': float('nan')}).decode())")

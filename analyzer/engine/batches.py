@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from aitrail.analyzer.bundle import Source
+from aitrail.analyzer.view.bundle import Source
 from aitrail.collector.bundle.reader import BundleReader
 
 SMALLEST_BATCH = 8  # per worker: no batch is smaller than 1/(8 * jobs) of the input (but the last)

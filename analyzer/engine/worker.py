@@ -6,7 +6,7 @@ forked pool processes inherit it and only open the bundle file again
 run; under spawn each process builds its own. A batch of sources comes back
 as a BatchResult: the sorted runs it wrote (or parked), its per-source row
 counts, the secondary dedup keys its rows matched, and what verifying the
-frames it was given found (analyzer/verifying.py).
+frames it was given found (analyzer/engine/verifying.py).
 """
 
 from __future__ import annotations
@@ -16,15 +16,16 @@ from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
 from typing import cast
 
-from aitrail.analyzer import export, verifying
-from aitrail.analyzer import runs as runs_module
-from aitrail.analyzer.bundle import Bundle, Source
-from aitrail.analyzer.dispatch import parse_source
-from aitrail.analyzer.registry import Parser, parsers, wanted_prefixes
-from aitrail.analyzer.rows import COLUMNS, UNPAIRED_PREFIXES
-from aitrail.analyzer.runs import ROW_OVERHEAD, Held, Parked, Run
-from aitrail.analyzer.secondary import KeySet, dedup_key
-from aitrail.analyzer.tally import Tally
+from aitrail.analyzer.engine import sorted_runs as runs_module
+from aitrail.analyzer.engine import verifying
+from aitrail.analyzer.engine.dispatch import parse_source
+from aitrail.analyzer.engine.registry import Parser, parsers, wanted_prefixes
+from aitrail.analyzer.engine.secondary import KeySet, dedup_key
+from aitrail.analyzer.engine.sorted_runs import ROW_OVERHEAD, Held, Parked, Run
+from aitrail.analyzer.engine.tally import Tally
+from aitrail.analyzer.outputs import export
+from aitrail.analyzer.view.bundle import Bundle, Source
+from aitrail.analyzer.view.rows import COLUMNS, UNPAIRED_PREFIXES
 from aitrail.collector.verify.frames import FrameFindings
 
 RUN_BYTES = 16 * 1024 * 1024  # rendered text a worker holds before it writes a sorted run

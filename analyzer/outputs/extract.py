@@ -24,7 +24,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from aitrail.analyzer.sparse import write_sparse
+from aitrail.analyzer.view.sparse import write_sparse
 from aitrail.collector.bundle import metadata
 from aitrail.collector.bundle.reader import BundleFormatError, BundleReader
 

@@ -6,8 +6,8 @@ import sys
 
 import click
 
-from aitrail.analyzer.cli import _check_outputs
-from aitrail.analyzer.outputs_cli import PUBLIC_KEY, REQUIRE_SIGNATURE
+from aitrail.analyzer.outputs.checks import check_outputs
+from aitrail.analyzer.outputs.cli import PUBLIC_KEY, REQUIRE_SIGNATURE
 from aitrail.collector.verify.signer_pin import check_signature_options
 
 
@@ -28,10 +28,10 @@ def report(bundles: tuple[str, ...], output: str, force: bool, jobs: int | None,
     Exit codes: 0 written; 1 a bundle failed verification (unless --force); 2 usage error.
     """
     check_signature_options(public_key, require_signature)
+    from aitrail.analyzer.engine.coordinator import NotVerified, Unreadable
     from aitrail.analyzer.report.build import ReportOptions, check_bundles, write_report
-    from aitrail.analyzer.run import NotVerified, Unreadable
 
-    _check_outputs(output, None)
+    check_outputs(output, None)
     options = ReportOptions(sorted(set(bundles)), output, force, public_key, require_signature, jobs)
     checked, failures = check_bundles(options)
     for failure in failures:

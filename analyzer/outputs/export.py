@@ -3,7 +3,7 @@ r"""Timeline formats: CSV (RFC 4180, header row), JSON Lines, and both for Times
 Columns and their order are ``rows.COLUMNS`` and then the bundle's
 ``TRAILING_COLUMNS`` (host, case_id, bundle_sha256); the JSONL objects keep
 that key order. Rows are rendered to text by the workers that parse them
-(``renderer``); analyzer/runs.py merges the lines into the output, which it
+(``renderer``); analyzer/engine/sorted_runs.py merges the lines into the output, which it
 opens exclusively: an existing output is never replaced.
 """
 
@@ -12,9 +12,9 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
-from aitrail.analyzer import timesketch
 from aitrail.analyzer.formats.idioms import as_dict
-from aitrail.analyzer.rows import COLUMNS
+from aitrail.analyzer.outputs import timesketch
+from aitrail.analyzer.view.rows import COLUMNS
 
 FORMATS = ("csv", "jsonl", "timesketch", "timesketch-csv")
 # after the 17 columns of rows.COLUMNS, which keep their order and meaning: where each row's bundle came from

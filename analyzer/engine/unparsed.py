@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 
-from aitrail.analyzer.bundle import Bundle, Source
+from aitrail.analyzer.view.bundle import Bundle, Source
 
 
 @dataclass(frozen=True, slots=True)

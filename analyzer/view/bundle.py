@@ -20,9 +20,9 @@ from dataclasses import dataclass
 
 import zstandard
 
-from aitrail.analyzer import sqlite_safe
-from aitrail.analyzer.formats.decode import json_loads
-from aitrail.analyzer.sparse import write_sparse
+from aitrail.analyzer.view import sqlite_safe
+from aitrail.analyzer.view.decode import json_loads
+from aitrail.analyzer.view.sparse import write_sparse
 from aitrail.collector.bundle import layout, metadata
 from aitrail.collector.bundle.reader import BundleFormatError, BundleReader
 

@@ -36,7 +36,7 @@ import json
 from collections.abc import Callable
 from datetime import datetime
 
-from aitrail.analyzer.rows import COLUMNS
+from aitrail.analyzer.view.rows import COLUMNS
 
 MESSAGE_CHARS = 2000
 EXTRA_COLUMNS = ("message", "datetime", "timestamp", "timestamp_desc")

@@ -11,7 +11,7 @@ import bisect
 from collections import Counter
 from dataclasses import dataclass, field
 
-from aitrail.analyzer.rows import format_timestamp, key_time
+from aitrail.analyzer.view.rows import format_timestamp, key_time
 
 
 @dataclass

@@ -13,8 +13,8 @@ from collections.abc import Callable, Iterator
 
 import zstandard
 
-from aitrail.analyzer.bundle import Bundle, MemberUnreadable, Source
-from aitrail.analyzer.rows import Draft
+from aitrail.analyzer.view.bundle import Bundle, MemberUnreadable, Source
+from aitrail.analyzer.view.rows import Draft
 
 # Limits of parsing (docs/timeline.md "Limits of parsing"). A line or document over a limit
 # is one ``parser:`` row; the bytes over it are counted, never held.

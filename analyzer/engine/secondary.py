@@ -20,7 +20,7 @@ from array import array
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from aitrail.analyzer.rows import COLUMNS
+from aitrail.analyzer.view.rows import COLUMNS
 
 _HEAD = struct.Struct(">QIBII")  # dedup key, stats index, origin is secondary, sort key length, line length
 RUN_BYTES = 16 * 1024 * 1024
@@ -154,7 +154,7 @@ def kept_rows(spool: Spool, matched: set[int], stats: dict, tally=None) -> Itera
 
     The spool's statistics key is (agent, store, session id). ``stats`` maps
     (agent, store) to an object with ``secondary_outcome(dropped, secondary)``;
-    ``tally`` (analyzer/tally.py), if given, counts the rows kept.
+    ``tally`` (analyzer/engine/tally.py), if given, counts the rows kept.
     """
     for item in spool.replay():
         dropped = item.dedup in matched

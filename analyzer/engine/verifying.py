@@ -21,7 +21,7 @@ import contextlib
 from collections.abc import Callable, Collection, Iterator
 from typing import TYPE_CHECKING
 
-from aitrail.analyzer.formats.decode import json_loads
+from aitrail.analyzer.view.decode import json_loads
 from aitrail.collector import verify as verify_module
 from aitrail.collector.bundle.reader import BundleReader
 from aitrail.collector.verify import Verification, VerifyReport
@@ -30,8 +30,8 @@ from aitrail.collector.verify.frames import FrameFindings
 from aitrail.collector.verify.structure import Structure
 
 if TYPE_CHECKING:
-    from aitrail.analyzer.run import AnalyzeOptions
-    from aitrail.analyzer.worker import BatchResult, Worker
+    from aitrail.analyzer.engine.coordinator import AnalyzeOptions
+    from aitrail.analyzer.engine.worker import BatchResult, Worker
 
 
 def must_verify(options: AnalyzeOptions, worker: Worker) -> bool:

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from aitrail.analyzer.bundle import Bundle, MemberUnreadable, Source
-from aitrail.analyzer.context import FileTooLarge, ParseContext
-from aitrail.analyzer.registry import Parser
-from aitrail.analyzer.rows import TIMESTAMP_SOURCES, TURN_TYPES, Draft, Provenance, Stamper
+from aitrail.analyzer.engine.registry import Parser
+from aitrail.analyzer.view.bundle import Bundle, MemberUnreadable, Source
+from aitrail.analyzer.view.context import FileTooLarge, ParseContext
+from aitrail.analyzer.view.rows import TIMESTAMP_SOURCES, TURN_TYPES, Draft, Provenance, Stamper
 
 
 def provenance(source: Source) -> Provenance:

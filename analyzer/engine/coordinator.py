@@ -8,7 +8,7 @@ Order of work:
    it is refused before any parser runs (unless forced);
 1. parse the secondary stores (logs, side tables, backups); their rendered rows
    are spooled to disk and only their 8-byte dedup keys stay in memory, handed
-   to the workers (analyzer/secondary.py);
+   to the workers (analyzer/engine/secondary.py);
 2. verify the bundle while workers (one per core) parse the primary stores,
    each handing back sorted runs of rendered rows (in memory for a batch
    within its share of runs.MEMORY_BYTES, else run files in the analyzer's
@@ -23,10 +23,10 @@ Order of work:
    ``origin=secondary``, and write everything as one sorted timeline: ordered
    in memory when all runs fit in runs.MEMORY_BYTES, else each worker merges
    one key range of all the run files and the ranges are copied into the
-   output in order (analyzer/runs.py).
+   output in order (analyzer/engine/sorted_runs.py).
 
 Memory stays bounded by the run size and MEMORY_BYTES, not the bundle size. Forked workers
-(analyzer/forkpool.py) inherit the coordinator's decoded Bundle (index and
+(analyzer/engine/forkpool.py) inherit the coordinator's decoded Bundle (index and
 sources) and its list of batches, and only open the file again; under spawn
 (a ProcessPoolExecutor, where there is no fork) each worker decodes it once.
 """
@@ -42,19 +42,20 @@ import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from aitrail.analyzer import batches as batches_module
-from aitrail.analyzer import export, forkpool, verifying
-from aitrail.analyzer import runs as runs_module
-from aitrail.analyzer import secondary as secondary_module
-from aitrail.analyzer import worker as worker_module
-from aitrail.analyzer.bundle import Source
-from aitrail.analyzer.bundle_digest import FileDigest
-from aitrail.analyzer.rows import COLUMNS, Draft, Provenance, stamp
-from aitrail.analyzer.runs import Held, Parked, Run, Stored
-from aitrail.analyzer.secondary import dedup_key
-from aitrail.analyzer.tally import Tally
-from aitrail.analyzer.unparsed import unparsed_sources
-from aitrail.analyzer.worker import BatchResult, StoreStats, Worker, parser_row_kind
+from aitrail.analyzer.engine import batches as batches_module
+from aitrail.analyzer.engine import forkpool, verifying
+from aitrail.analyzer.engine import secondary as secondary_module
+from aitrail.analyzer.engine import sorted_runs as runs_module
+from aitrail.analyzer.engine import worker as worker_module
+from aitrail.analyzer.engine.bundle_digest import FileDigest
+from aitrail.analyzer.engine.secondary import dedup_key
+from aitrail.analyzer.engine.sorted_runs import Held, Parked, Run, Stored
+from aitrail.analyzer.engine.tally import Tally
+from aitrail.analyzer.engine.unparsed import unparsed_sources
+from aitrail.analyzer.engine.worker import BatchResult, StoreStats, Worker, parser_row_kind
+from aitrail.analyzer.outputs import export
+from aitrail.analyzer.view.bundle import Source
+from aitrail.analyzer.view.rows import COLUMNS, Draft, Provenance, stamp
 from aitrail.collector.bundle.reader import BundleFormatError
 from aitrail.collector.verify import RateLimiter, sha256_of_file
 from aitrail.collector.verify.frames import FrameFindings
@@ -101,7 +102,7 @@ class AnalyzeOptions:
     # the SHA-256 of a bundle file the caller has just verified, without a problem (aitrail report): a
     # file with this digest is not verified a second time; any other file is verified as always
     verified_sha256: str | None = None
-    # the bundle's SHA-256 already being computed (analyzer/bundle_digest.py: the command line starts it
+    # the bundle's SHA-256 already being computed (analyzer/engine/bundle_digest.py: the command line starts it
     # before the analyzer's imports); None: the run starts it as it opens the bundle
     digesting: FileDigest | None = None
 
@@ -129,7 +130,7 @@ class AnalyzeResult:
     verified: bool
     problems: list[str]
     stores: dict[tuple[str, str], StoreStats]
-    not_parsed: list[dict]  # every collected file no parser read (analyzer/unparsed.py), with its bundle
+    not_parsed: list[dict]  # every collected file no parser read (analyzer/engine/unparsed.py), with its bundle
     signature: str = ""
     warnings: list[str] = field(default_factory=list)
     runs: list[Run | Held | Stored] = field(default_factory=list)  # sorted runs not merged yet (one bundle of several)
@@ -403,7 +404,7 @@ def _parse_primary(options: AnalyzeOptions, worker: Worker, sources: list[Source
 
     The batches verify the frames they parse first (not ``checked`` by the
     secondary parse already); this process verifies the others meanwhile, on
-    the bundle it has already decoded (analyzer/verifying.py). No output is
+    the bundle it has already decoded (analyzer/engine/verifying.py). No output is
     written until the report is complete: the caller refuses a failed bundle then.
     ``checked`` is None when this run does not verify (its caller just did). ``structure``: the
     structural check made before parsing, which the verification takes instead of making it again.

@@ -1,0 +1,1 @@
+"""aitrail.analyzer.engine."""
