@@ -28,8 +28,8 @@ class LazyGroup(click.Group):
             "verify": ("aitrail.collector.verify.cli", "verify"),
             "keygen": ("aitrail.collector.verify.cli", "keygen"),
             "catalog": ("aitrail.collector.catalog.cli", "catalog_group"),
-            "analyze": ("aitrail.analyzer.cli", "analyze"), "export": ("aitrail.analyzer.outputs_cli", "export"),
-            "extract": ("aitrail.analyzer.outputs_cli", "extract"), "report": ("aitrail.analyzer.report_cli", "report")}
+            "analyze": ("aitrail.analyzer.cli", "analyze"), "export": ("aitrail.analyzer.outputs.cli", "export"),
+            "extract": ("aitrail.analyzer.outputs.cli", "extract"), "report": ("aitrail.analyzer.report.cli", "report")}
     # Short help of the lazy commands, for `aitrail --help` (a test keeps it equal to the command's own).
     lazy_help = {"collect": "Collect every store the catalog names into one sealed evidence bundle.",
                  "verify": "Re-hash every member and check manifests, index and signature.",

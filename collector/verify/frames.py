@@ -3,7 +3,7 @@
 What a frame's check finds depends only on the frame's bytes and the index,
 so it can be made wherever those bytes are at hand: by ``aitrail verify``,
 which decompresses every frame itself, or by an analyzer worker that has
-just decompressed the frame to parse a member of it (analyzer/run.py hands
+just decompressed the frame to parse a member of it (analyzer/engine/coordinator.py hands
 each frame to one worker, and verify.Verification takes their findings in
 frame order): the same problems, in the same words, either way.
 """
