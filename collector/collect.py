@@ -99,13 +99,20 @@ def empty_warning(entries: list[oc.Entry], homes: list[Home], collected: set[str
 # -- planning -------------------------------------------------------------------
 
 
-def _mode_and_homes(options: CollectOptions) -> tuple[str, list[Home]]:
+SHARED_HOME_FOLDERS = frozenset({"", ".", ".config", ".local", ".Trash", "Documents", "Library", "AppData", "OneDrive"})
+
+
+def _mode_and_homes(options: CollectOptions, catalog=None) -> tuple[str, list[Home]]:
     if options.root:
         return "image-root", runinfo.homes_in_image(options.root)
     if options.homes:
         return "homes", runinfo.homes_from_dirs(options.homes)
     if options.all_users:
-        return "all-users", runinfo.homes_of_all_users()
+        # the first component of each home root's path; folders every account may have say nothing of agents
+        agent_dirs = tuple(sorted({path.strip("/").split("/")[0] for agent in (catalog.agents if catalog else ())
+                                   for root in agent.roots if root.scope == "home" for path in root.paths}
+                                  - SHARED_HOME_FOLDERS))
+        return "all-users", runinfo.homes_of_all_users(agent_dirs)
     return "current-user", [runinfo.current_user_home()]
 
 
@@ -279,7 +286,7 @@ def _run(options: CollectOptions) -> CollectResult:
     started, started_clock = runinfo.utc_now(), time.monotonic()
     full_catalog = catalog_module.load(options.catalog_dir)
     catalog = full_catalog.select(options.agents)
-    mode, homes = _mode_and_homes(options)
+    mode, homes = _mode_and_homes(options, full_catalog)
     if not homes and mode != "image-root":  # an image may hold system stores only
         raise CollectionError("no home directory to collect from")
     signing_key = load_private(options.sign_key) if options.sign_key else (one_time_key() if options.sign else None)

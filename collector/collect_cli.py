@@ -50,6 +50,8 @@ class SizeType(click.ParamType):
               help="Sign with this Ed25519 private key (aitrail keygen). The key file must then be on the subject "
                    "machine, where a compromised subject can copy it: prefer --sign.")
 @click.option("--dry-run", is_flag=True, help="Show what would be collected; write nothing.")
+@click.option("--list", "list_paths", is_flag=True,
+              help="With --dry-run: every path that would be read or recorded, with its store and planned outcome.")
 @click.option("--max-file-size", type=SizeType(), help="Record larger files as too_large instead of reading them.")
 @click.option("--max-file-seconds", type=click.FloatRange(min=0), default=900.0, show_default=True,
               help="Stop reading a large file (over 16 MiB) after this long and record it as a read_error (0: no "
@@ -58,9 +60,11 @@ class SizeType(click.ParamType):
               help="Use this catalog directory.")
 @click.option("--quiet", is_flag=True, help="No progress lines on stderr.")
 def collect(homes, all_users, root, agents, output, case_id, examiner, notes, one_time_key, sign_key, dry_run,
-            max_file_size, max_file_seconds, catalog_dir, quiet) -> None:
+            list_paths, max_file_size, max_file_seconds, catalog_dir, quiet) -> None:
     """Collect every store the catalog names into one sealed evidence bundle.
 
+    Live collection is tested on Linux only; collect other systems' disks
+    mounted on Linux with --root. Under sudo, the home of SUDO_USER is taken.
     Exit codes: 0 clean; 3 bundle written but some files failed or changed
     while read; 1 no bundle could be produced; 2 usage error.
     """
@@ -70,6 +74,8 @@ def collect(homes, all_users, root, agents, output, case_id, examiner, notes, on
         raise click.UsageError("--home and --all-users are alternatives")
     if one_time_key and sign_key:
         raise click.UsageError("--sign and --sign-key are alternatives")
+    if list_paths and not dry_run:
+        raise click.UsageError("--list lists what a --dry-run would collect; give --dry-run too")
     if not dry_run:
         if not output:
             raise click.UsageError("-o/--output BUNDLE is required (or use --dry-run)")
@@ -102,6 +108,8 @@ def collect(homes, all_users, root, agents, output, case_id, examiner, notes, on
     _print_warnings(result)
     if dry_run:
         _print_dry_run(result)
+        if list_paths:
+            _print_paths(result)
         return
     _print_summary(result)
     sys.exit(result.exit_code)
@@ -147,6 +155,17 @@ def _print_dry_run(result) -> None:
         for index, key in enumerate(("files", "bytes", "skipped", "failed")):
             totals[index] += row[key]
     click.echo(f"{'total':<22}{totals[0]:>8}{totals[1]:>14}{totals[2]:>9}{totals[3]:>8}")
+
+
+def _print_paths(result) -> None:
+    """One line per match: planned outcome, agent.store, and the path on the subject (escaped: it is the subject's)."""
+    click.echo(f"{'outcome':<15}{'store':<44}path")
+    for entry in result.entries:
+        path = entry.raw_abspath.decode("utf-8", "backslashreplace")
+        shown = path if path.isprintable() else "".join(
+            char if char.isprintable() else char.encode("unicode_escape").decode("ascii") for char in path)
+        note = f"  ({entry.reason})" if entry.reason else ""
+        click.echo(f"{entry.outcome:<15}{entry.target.store:<44}{shown}{note}")
 
 
 def _print_summary(result) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import getpass
 import hashlib
+import itertools
 import os
 import platform
 import socket
@@ -65,10 +66,18 @@ def _plain_directory(path: str) -> bool:
         return False
 
 
-def homes_of_all_users() -> list[Home]:
-    """Every existing home directory in the live passwd database (deduplicated)."""
+def homes_of_all_users(agent_dirs: tuple[str, ...] = ()) -> list[Home]:
+    """The homes of the live passwd database's login users and root, and of any account whose home holds agent data.
+
+    A login user has a uid in the system's own range (UID_MIN..UID_MAX of
+    /etc/login.defs, 1000..60000 by default); system accounts (``/bin``,
+    ``/dev``, ``/usr/sbin`` ...) are taken only when their home holds one of
+    ``agent_dirs`` (the first component of a catalog root's home-relative
+    path, checked with lstat: a service account running an agent is found).
+    """
     import pwd
 
+    low, high = login_uid_range()
     seen: set[str] = set()
     paths, users = [], []
     for record in sorted(pwd.getpwall(), key=lambda item: item.pw_name):
@@ -78,16 +87,56 @@ def homes_of_all_users() -> list[Home]:
         real = os.path.realpath(home)
         if real == "/" or real in seen:  # '//', '/./', '/home/..' or a link to / is the root, never a home
             continue
+        login = record.pw_uid == 0 or low <= record.pw_uid <= high
+        if not login and not any(os.path.lexists(os.path.join(home, name)) for name in agent_dirs):
+            continue
         seen.add(real)
         paths.append(home)
         users.append(record.pw_name)
     return unique_labels(paths, users)
 
 
+def login_uid_range(path: str = "/etc/login.defs") -> tuple[int, int]:
+    """UID_MIN and UID_MAX of login.defs (1000 and 60000 where it does not say)."""
+    values = {"UID_MIN": 1000, "UID_MAX": 60000}
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            for line in itertools.islice(handle, 10_000):
+                parts = line.split()
+                if len(parts) >= 2 and parts[0] in values and parts[1].isdigit():
+                    values[parts[0]] = int(parts[1])
+    except OSError:
+        pass
+    return values["UID_MIN"], values["UID_MAX"]
+
+
 def current_user_home() -> Home:
-    """The home of the user running the collector."""
+    """The home of the user running the collector; under sudo, of the user who ran sudo (SUDO_USER).
+
+    ``sudo aitrail collect`` runs as root to read what the user can read, but
+    the evidence is the user's: their home, not root's.
+    """
+    sudo_user = sudo_subject()
+    if sudo_user is not None:
+        import pwd
+
+        return unique_labels([pwd.getpwnam(sudo_user).pw_dir], [sudo_user])[0]
     home = str(Path.home())
     return unique_labels([home], [_user_name()])[0]
+
+
+def sudo_subject() -> str | None:
+    """The user who ran sudo, when the collector runs as root under sudo and that user exists; else None."""
+    name = os.environ.get("SUDO_USER")
+    if not name or name == "root" or not hasattr(os, "geteuid") or os.geteuid() != 0:
+        return None
+    try:
+        import pwd
+
+        pwd.getpwnam(name)
+    except (KeyError, ImportError):
+        return None
+    return name
 
 
 def _user_name() -> str | None:
@@ -140,7 +189,7 @@ def user_info() -> dict:
     """Who ran the collector."""
     uid = os.getuid() if hasattr(os, "getuid") else None
     euid = os.geteuid() if hasattr(os, "geteuid") else None
-    return {"name": _user_name(), "uid": uid, "euid": euid, "is_root": euid == 0}
+    return {"name": _user_name(), "uid": uid, "euid": euid, "is_root": euid == 0, "sudo_user": sudo_subject()}
 
 
 def time_zone_info() -> dict:

@@ -487,3 +487,53 @@ def test_a_passwd_home_that_is_the_root_spelled_otherwise_is_never_a_home(tmp_pa
     entry = lambda name, home: pwd.struct_passwd((name, "x", 1000, 1000, "", str(home), "/bin/sh"))  # noqa: E731
     monkeypatch.setattr(pwd, "getpwall", lambda: [entry("daemon", root_spelling), entry("alice", alice)])
     assert [home.user for home in homes_of_all_users()] == ["alice"]
+
+
+def test_all_users_takes_login_users_and_root_and_system_accounts_only_with_agent_data(tmp_path, monkeypatch):
+    """--all-users: uids in login.defs' range and root; /bin, /dev, /usr/sbin ... only when an agent ran there."""
+    import pwd
+
+    from aitrail.collector import runinfo
+
+    homes = {name: write_tree(tmp_path / name, {"x": ""}) for name in ("alice", "root", "bin", "svc", "nobody")}
+    write_tree(homes["svc"], {".claude/projects/p/s.jsonl": "{}\n"})  # a service account that ran an agent
+    defs = write_tree(tmp_path / "etc", {"login.defs": "# comment\nUID_MIN  2000\nUID_MAX 3000\n"}) / "login.defs"
+    entry = lambda name, uid: pwd.struct_passwd((name, "x", uid, uid, "", str(homes[name]), "/bin/sh"))  # noqa: E731
+    monkeypatch.setattr(pwd, "getpwall", lambda: [entry("alice", 2001), entry("root", 0), entry("bin", 2),
+                                                  entry("svc", 998), entry("nobody", 65534)])
+    original = runinfo.login_uid_range
+    monkeypatch.setattr(runinfo, "login_uid_range", lambda path="": original(str(defs)))
+    assert runinfo.login_uid_range() == (2000, 3000)
+    chosen = [home.user for home in runinfo.homes_of_all_users((".claude", ".codex"))]
+    assert chosen == ["alice", "root", "svc"]
+
+
+def test_under_sudo_the_subject_is_the_user_who_ran_sudo(tmp_path, monkeypatch):
+    import pwd
+
+    from aitrail.collector import runinfo
+
+    alice = write_tree(tmp_path / "alice", {".claude/x": ""})
+    monkeypatch.setattr(os, "geteuid", lambda: 0)
+    monkeypatch.setenv("SUDO_USER", "alice")
+    monkeypatch.setattr(pwd, "getpwnam", lambda name: pwd.struct_passwd(
+        (name, "x", 1000, 1000, "", str(alice), "/bin/sh")) if name == "alice" else (_ for _ in ()).throw(KeyError))
+    home = runinfo.current_user_home()
+    assert (home.path, home.user) == (str(alice), "alice") and runinfo.user_info()["sudo_user"] == "alice"
+    monkeypatch.setattr(os, "geteuid", lambda: 1000)  # not root: SUDO_USER says nothing
+    assert runinfo.sudo_subject() is None
+    monkeypatch.setattr(os, "geteuid", lambda: 0)
+    monkeypatch.setenv("SUDO_USER", "ghost")  # no such user: the running user's home, as before
+    assert runinfo.sudo_subject() is None
+
+
+def test_dry_run_list_prints_every_path_with_its_store_and_outcome_escaped(cli, tmp_path):
+    home = write_tree(tmp_path / "h", {".toy/index.json": "[1]", ".toy/auth.json": "secret",
+                                       ".toy/sessions/p/odd\x1bname.jsonl": "{}\n"})
+    result = cli("collect", "--catalog", TOY_CATALOG, "--home", home, "--dry-run", "--list")
+    assert result.exit_code == 0, result.output + result.stderr
+    lines = result.output.splitlines()
+    assert any(line.startswith("would_collect") and line.endswith("/.toy/index.json") for line in lines)
+    assert any(line.startswith("never_collect") and "auth.json" in line for line in lines)
+    assert any("odd\\x1bname.jsonl" in line for line in lines) and "\x1b" not in result.output
+    assert cli("collect", "--catalog", TOY_CATALOG, "--home", home, "--list").exit_code == 2  # --list needs --dry-run
