@@ -10,8 +10,9 @@ import click
 
 from aitrail.analyzer.engine.bundle_digest import FileDigest
 from aitrail.analyzer.engine.forkpool import WorkerLost
-from aitrail.analyzer.outputs.checks import check_outputs, terminal_text
+from aitrail.analyzer.outputs.checks import check_outputs
 from aitrail.analyzer.outputs.export import FORMATS
+from aitrail.collector.bundle.display import terminal_text
 from aitrail.collector.verify.signer_pin import (
     PUBLIC_KEY_HELP,
     REQUIRE_SIGNATURE_HELP,

@@ -9,6 +9,7 @@ import sys
 import click
 
 from aitrail.collector import collect as collect_module
+from aitrail.collector.bundle.display import terminal_text
 from aitrail.collector.bundle.seal import SigningKeyError
 from aitrail.collector.catalog.schema import CatalogError
 
@@ -161,9 +162,7 @@ def _print_paths(result) -> None:
     """One line per match: planned outcome, agent.store, and the path on the subject (escaped: it is the subject's)."""
     click.echo(f"{'outcome':<15}{'store':<44}path")
     for entry in result.entries:
-        path = entry.raw_abspath.decode("utf-8", "backslashreplace")
-        shown = path if path.isprintable() else "".join(
-            char if char.isprintable() else char.encode("unicode_escape").decode("ascii") for char in path)
+        shown = terminal_text(entry.raw_abspath.decode("utf-8", "backslashreplace"))
         note = f"  ({entry.reason})" if entry.reason else ""
         click.echo(f"{entry.outcome:<15}{entry.target.store:<44}{shown}{note}")
 

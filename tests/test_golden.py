@@ -29,6 +29,11 @@ def cases() -> list[Path]:
 
 def frozen_copy(home: Path, target: Path) -> Path:
     shutil.copytree(home, target, symlinks=True)
+    return frozen(target)
+
+
+def frozen(target: Path) -> Path:
+    """Every time of every file and directory under ``target`` (and its own) set to FIXED_NS."""
     for directory, dirs, files in os.walk(target, topdown=False):
         for name in files + dirs:
             os.utime(os.path.join(directory, name), ns=(FIXED_NS, FIXED_NS), follow_symlinks=False)

@@ -27,7 +27,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import FIXTURES
-from tests.test_golden import FIXED_NS, cases, without_bundle_columns
+from tests.test_golden import cases, frozen, without_bundle_columns
 
 AGENT, SOURCE = 9, 11  # columns of the 17-column timeline
 
@@ -81,11 +81,7 @@ def merged_home(members: list[Path], target: Path) -> Path:
     target.mkdir(parents=True)
     for case in members:
         shutil.copytree(case / "home", target, symlinks=True, dirs_exist_ok=True)
-    for directory, dirs, names in os.walk(target, topdown=False):
-        for name in names + dirs:
-            os.utime(os.path.join(directory, name), ns=(FIXED_NS, FIXED_NS), follow_symlinks=False)
-    os.utime(target, ns=(FIXED_NS, FIXED_NS))
-    return target
+    return frozen(target)
 
 
 def rows_of(timeline: bytes) -> list[list[str]]:

@@ -59,6 +59,7 @@ class Held:
 
     items: list[tuple[bytes, bytes]]
     size: int
+    cost: int | None = None  # memory_cost, once computed (the items never change)
 
 
 @dataclass
@@ -88,6 +89,7 @@ class Stored:
     size: int
     keys: list[bytes]
     offsets: list[int]
+    cost: int | None = None  # memory_cost, once computed
 
 
 def run_size(run: Run | Held | Parked | Stored) -> int:
@@ -96,14 +98,19 @@ def run_size(run: Run | Held | Parked | Stored) -> int:
 
 
 def memory_cost(run: Run | Held | Parked | Stored) -> int:
-    """Bytes a run takes once in memory (lines, keys and ROW_OVERHEAD a row): what MEMORY_BYTES bounds."""
+    """Bytes a run takes once in memory (lines, keys and ROW_OVERHEAD a row): what MEMORY_BYTES bounds.
+
+    A held or stored run's cost is computed once and kept: the coordinator asks
+    again after every bundle of a run of several.
+    """
     if isinstance(run, Run):  # read whole only by write_in_memory: its file and a row's objects (rows estimated)
         return os.path.getsize(run.path) + ROW_OVERHEAD * SAMPLE_EVERY * len(run.samples)
-    if isinstance(run, Held):
-        return run.size + sum(len(key) + ROW_OVERHEAD for key, _ in run.items)
     if isinstance(run, Parked):
         return run.size + sum(run.key_lengths) + ROW_OVERHEAD * len(run.key_lengths)
-    return run.size + sum(len(key) + ROW_OVERHEAD for key in run.keys)
+    if run.cost is None:
+        keys = (key for key, _ in run.items) if isinstance(run, Held) else run.keys
+        run.cost = run.size + sum(len(key) + ROW_OVERHEAD for key in keys)
+    return run.cost
 
 
 def hold(items: list[tuple[bytes, bytes]], size: int) -> Held:

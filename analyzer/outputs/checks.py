@@ -1,4 +1,4 @@
-"""What every command that writes checks first, and how it prints bundle text on a terminal."""
+"""What every command that writes checks first: its outputs must not exist, their directories must."""
 
 from __future__ import annotations
 
@@ -19,11 +19,3 @@ def check_outputs(output: str, summary_path: str | None) -> None:
             raise click.UsageError(f"{path}: directory {directory} does not exist")
         if not os.access(directory, os.W_OK | os.X_OK):
             raise click.UsageError(f"{path}: directory {directory} is not writable")
-
-
-def terminal_text(value: object) -> str:
-    """A bundle value safe to print: every non-printable character as a visible escape (no terminal control)."""
-    text = str(value)
-    if text.isprintable():
-        return text
-    return "".join(char if char.isprintable() else char.encode("unicode_escape").decode("ascii") for char in text)

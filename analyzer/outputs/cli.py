@@ -7,7 +7,8 @@ import sys
 
 import click
 
-from aitrail.analyzer.outputs.checks import check_outputs, terminal_text
+from aitrail.analyzer.outputs.checks import check_outputs
+from aitrail.collector.bundle.display import terminal_text
 from aitrail.collector.bundle.reader import BundleFormatError, BundleReader
 from aitrail.collector.verify import verify
 from aitrail.collector.verify.signer_pin import (

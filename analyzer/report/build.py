@@ -7,6 +7,7 @@ spool file and from there into the page.
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import tempfile
@@ -92,6 +93,7 @@ def _prepare(number: int, sha256: str, path: str, result: Verification, options:
     return Prepared(sha256, result.ok, static, meta_path, rows_path, digest.blocks)
 
 
+@functools.lru_cache(maxsize=1)
 def resultless_stores() -> frozenset[str]:
     """Stores (``agent.store``) whose format never records tool results, by the installed catalog."""
     from aitrail.collector import catalog

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import datetime
 import hashlib
 import json
 import re
@@ -242,8 +243,6 @@ def _utc_time(value) -> bool:
     """A collection time as collect writes it, and a real date (outputs use it for untimed rows)."""
     if not isinstance(value, str) or _UTC_TIME.fullmatch(value) is None:
         return False
-    import datetime
-
     try:
         datetime.datetime.fromisoformat(value[:19])
     except ValueError:

@@ -30,7 +30,7 @@ import stat as stat_module
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from aitrail.collector.catalog.globs import split_segments
+from aitrail.collector.catalog.globs import is_literal, split_segments
 from aitrail.collector.finding.plan import Location, Target
 from aitrail.collector.finding.walk import Tree
 
@@ -188,7 +188,7 @@ def _literal_head(segments: tuple[str, ...]) -> tuple[str, ...]:
     """The segments before the first wildcard (a glob of a file: the file; of a tree: its literal directory)."""
     head = []
     for segment in segments:
-        if segment == "**" or any(char in segment for char in "*?["):
+        if not is_literal(segment):
             break
         head.append(segment)
     return tuple(head)

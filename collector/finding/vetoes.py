@@ -73,7 +73,7 @@ def credential_inodes(trees: dict[str, Tree], never_targets: dict[str, list[Targ
         if tree is None:
             continue
         for target in targets:
-            if any(_magic(segment) for segment in target.segments):
+            if not all(is_literal(segment) for segment in target.segments):
                 continue
             try:
                 meta = tree.lstat(target.segments)
@@ -82,10 +82,6 @@ def credential_inodes(trees: dict[str, Tree], never_targets: dict[str, list[Targ
             if meta.kind == "file":
                 found.setdefault((meta.dev, meta.ino), f"{label}:{'/'.join(target.segments)}")
     return found
-
-
-def _magic(segment: str) -> bool:
-    return segment == "**" or any(char in segment for char in "*?[")
 
 
 def _compile_never(targets: list[Target]) -> NeverGlobs | None:

@@ -101,7 +101,7 @@ def test_open_calls_past_the_text_budget_keep_their_rows_but_not_their_text(monk
     assert all(row.text.startswith("parser: no result recorded") for row in rows) and ledger._held == 0
 
 
-def test_take_named_takes_the_oldest_open_call_of_the_tool_in_constant_time():
+def test_take_named_takes_the_oldest_open_call_of_the_tool_then_the_oldest_of_any():
     from aitrail.analyzer.formats import calls
 
     ledger = calls.CallLedger()
