@@ -1,6 +1,6 @@
 """Collection benchmark: aitrail collect against tar --zstd + sha256sum, same files, one run.
 
-    python bench/collect_bench.py [--work DIR] [--repeat 3] [--before REV]
+    python bench/collect_bench.py [--work DIR] [--repeat 3] [--before REV] [--frozen PROGRAM]
 
 Builds (once, cached in --work) a synthetic home with about 10,000 agent files
 and 150 MB of JSONL and SQLite, plus a second copy of the same home with
@@ -11,9 +11,14 @@ glob names. Then, side by side with warm page caches:
 * baseline: tar --zstd -cf B.tar.zst -T <the files aitrail collected>, then
             sha256sum of the same files
 
-and aitrail again on the home with the unrelated files (and, with --before REV,
-the collector of an earlier commit on the plain home, interleaved, so a change
-is measured against its baseline in one run). Prints a Markdown
+and aitrail again on the home with the unrelated files, and on the plain home
+with the POSIX backend of macOS and the BSDs forced (AITRAIL_PLATFORM=posix:
+no O_NOATIME, os.stat instead of statx; its payload manifest must equal the
+Linux backend's), with --frozen PROGRAM the frozen collector-only build
+(packaging/build_frozen_collector.py; its payload manifest must equal the
+installed collector's), and, with --before REV, the collector of an earlier commit
+on the plain home, all interleaved, so a change is measured against its
+baseline in one run. Prints a Markdown
 table (median wall time, CPU time, peak RSS) for docs/performance.md. Timings are for
 reading, never for pass/fail tests.
 """
@@ -130,8 +135,9 @@ def measure(command: list[str], env: dict | None = None) -> tuple[float, int, in
     return float(wall), int(rss), int(code), float(cpu)
 
 
-def aitrail_command(home: Path, output: Path) -> list[str]:
-    return [sys.executable, "-m", "aitrail.collector.cli", "collect", "--home", str(home), "-o", str(output), "--quiet"]
+def aitrail_command(home: Path, output: Path, program: str | None = None) -> list[str]:
+    start = [program] if program else [sys.executable, "-m", "aitrail.collector.cli"]
+    return [*start, "collect", "--home", str(home), "-o", str(output), "--quiet"]
 
 
 def before_env(work: Path, revision: str) -> dict:
@@ -148,6 +154,14 @@ def before_env(work: Path, revision: str) -> dict:
     env = dict(os.environ)
     env["PYTHONPATH"] = str(tree)  # found before the installed (editable) aitrail
     return env
+
+
+def payload_manifest(bundle: Path) -> bytes:
+    """manifest-sha256.txt of a bundle: the digest of every stored file."""
+    from aitrail.collector.bundle.reader import BundleReader
+
+    with BundleReader(bundle) as reader:
+        return reader.read_data("manifest-sha256.txt")
 
 
 def collected_files(bundle: Path, home: Path) -> Path:
@@ -177,14 +191,18 @@ def build(work: Path) -> dict:
     return json.loads((work / "built.json").read_text())
 
 
-def run(work: Path, repeat: int, before: str | None = None) -> str:
+def run(work: Path, repeat: int, before: str | None = None, frozen: str | None = None) -> str:
     stats = build(work)
     plain, noisy = work / "home-plain", work / "home-noisy"
     scratch = Path(tempfile.mkdtemp(dir=work))
-    rows: dict[str, list[tuple[float, int, float]]] = {"aitrail": [], "baseline": [], "aitrail-noisy": []}
+    rows: dict[str, list[tuple[float, int, float]]] = {"aitrail": [], "baseline": [], "aitrail-noisy": [],
+                                                       "aitrail-posix": []}
+    posix_env = dict(os.environ, AITRAIL_PLATFORM="posix")
     old_env = before_env(work, before) if before else None
     if old_env:
         rows["before"] = []
+    if frozen:
+        rows["aitrail-frozen"] = []
     listing = None
     for attempt in range(repeat + 1):  # the first round warms the page cache and is discarded
         bundle = scratch / f"a{attempt}.tar.zst"
@@ -196,15 +214,27 @@ def run(work: Path, repeat: int, before: str | None = None) -> str:
         sum_wall, sum_rss, _, sum_cpu = measure(["sh", "-c", f"xargs -0 sha256sum < '{listing}' > /dev/null"])
         noisy_wall, noisy_rss, code, noisy_cpu = measure(aitrail_command(noisy, scratch / f"n{attempt}.tar.zst"))
         assert code == 0, code
+        posix_bundle = scratch / f"p{attempt}.tar.zst"
+        posix = measure(aitrail_command(plain, posix_bundle), posix_env)
+        assert posix[2] == 0, posix[2]
+        assert payload_manifest(posix_bundle) == payload_manifest(bundle), "the POSIX backend stored other bytes"
         if old_env:
             old = measure(aitrail_command(plain, scratch / f"o{attempt}.tar.zst"), old_env)
             assert old[2] == 0, old[2]
+        if frozen:
+            frozen_bundle = scratch / f"f{attempt}.tar.zst"
+            built = measure(aitrail_command(plain, frozen_bundle, frozen))
+            assert built[2] == 0, built[2]
+            assert payload_manifest(frozen_bundle) == payload_manifest(bundle), "the frozen build stored other bytes"
         if attempt:
             rows["aitrail"].append((wall, rss, cpu))
             rows["baseline"].append((tar_wall + sum_wall, max(tar_rss, sum_rss), tar_cpu + sum_cpu))
             rows["aitrail-noisy"].append((noisy_wall, noisy_rss, noisy_cpu))
+            rows["aitrail-posix"].append((posix[0], posix[1], posix[3]))
             if old_env:
                 rows["before"].append((old[0], old[1], old[3]))
+            if frozen:
+                rows["aitrail-frozen"].append((built[0], built[1], built[3]))
         for path in scratch.glob("*.tar.zst*"):
             path.unlink()
     shutil.rmtree(scratch)
@@ -228,15 +258,18 @@ def report(stats: dict, rows: dict, repeat: int, before: str | None = None) -> s
         "|---|---|---|---|---|",
     ]
     names = {"baseline": "tar --zstd -cf + sha256sum (baseline)", "before": f"aitrail collect at {before}",
-             "aitrail": "aitrail collect", "aitrail-noisy": "aitrail collect, +200,000 unrelated files"}
-    for key in ("baseline", "before", "aitrail", "aitrail-noisy"):
+             "aitrail": "aitrail collect", "aitrail-noisy": "aitrail collect, +200,000 unrelated files",
+             "aitrail-posix": "aitrail collect, POSIX backend (AITRAIL_PLATFORM=posix)",
+             "aitrail-frozen": "frozen collector (PyInstaller onedir) collect"}
+    for key in ("baseline", "before", "aitrail", "aitrail-posix", "aitrail-frozen", "aitrail-noisy"):
         if key not in rows:
             continue
         ratio = median[key] / median["baseline"]
         lines.append(f"| {names[key]} | {median[key]:.2f} | {cpu[key]:.2f} | {peak[key] / 1024:.0f} | {ratio:.2f}x |")
     lines.append("")
     lines.append("Unrelated files change aitrail's time by "
-                 f"{100 * (median['aitrail-noisy'] / median['aitrail'] - 1):+.1f}%.")
+                 f"{100 * (median['aitrail-noisy'] / median['aitrail'] - 1):+.1f}%; the POSIX backend by "
+                 f"{100 * (median['aitrail-posix'] / median['aitrail'] - 1):+.1f}% (same payload digests).")
     return "\n".join(lines)
 
 
@@ -245,9 +278,10 @@ def main() -> None:
     parser.add_argument("--work", type=Path, default=Path(__file__).resolve().parent / "out" / "collect")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--before", metavar="REV", help="also time the collector of this git revision, interleaved")
+    parser.add_argument("--frozen", metavar="PROGRAM", help="also time this frozen collector build, interleaved")
     args = parser.parse_args()
     started = time.time()
-    print(run(args.work, args.repeat, args.before))
+    print(run(args.work, args.repeat, args.before, args.frozen))
     print(f"\n(benchmark took {time.time() - started:.0f} s)", file=sys.stderr)
 
 

@@ -13,7 +13,7 @@ import sys
 
 import click
 
-from aitrail.collector import __version__
+from aitrail.collector import __version__, frozen
 
 
 class LazyGroup(click.Group):
@@ -42,6 +42,11 @@ class LazyGroup(click.Group):
                  "report": "Write one self-contained HTML report of verified bundles (see docs/report.md)."}
     ran: str | None = None  # the subcommand this process ran (``run`` reads it)
 
+    @classmethod
+    def analyzer_commands(cls) -> frozenset[str]:
+        """The commands whose module is the analyzer's: the frozen, collector-only build has none of them."""
+        return frozenset(name for name, (module, _) in cls.lazy.items() if module.startswith("aitrail.analyzer."))
+
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         """List the subcommands for --help without importing the lazy ones."""
         rows = []
@@ -56,10 +61,14 @@ class LazyGroup(click.Group):
         if rows:
             with formatter.section("Commands"):
                 formatter.write_dl(rows)
+        if frozen.running_frozen():
+            formatter.write_paragraph()
+            formatter.write_text(f"{', '.join(sorted(self.analyzer_commands()))}: {frozen.COLLECTOR_ONLY}.")
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        """Every subcommand's name, without importing the analyzer."""
-        return sorted([*super().list_commands(ctx), *self.lazy])
+        """Every subcommand's name, without importing the analyzer (and without its commands in a frozen build)."""
+        hidden = self.analyzer_commands() if frozen.running_frozen() else frozenset()
+        return sorted(name for name in [*super().list_commands(ctx), *self.lazy] if name not in hidden)
 
     def resolve_command(self, ctx: click.Context, args: list[str]):
         """As click resolves it; the name is kept for ``run``."""
@@ -68,7 +77,9 @@ class LazyGroup(click.Group):
         return name, command, rest
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
-        """The subcommand ``name``, imported only when it runs."""
+        """The subcommand ``name``, imported only when it runs; an analyzer command in a frozen build says why not."""
+        if name in self.analyzer_commands() and frozen.running_frozen():
+            raise click.UsageError(f"{name}: {frozen.COLLECTOR_ONLY}", ctx)
         if name in self.lazy:
             module_name, attribute = self.lazy[name]
             try:

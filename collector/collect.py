@@ -30,6 +30,8 @@ from aitrail.collector.finding.plan import Home, Planner, Target
 from aitrail.collector.finding.secret_inodes import SecretInodes
 from aitrail.collector.finding.vetoes import Vetoes, credential_inodes, inode_veto
 from aitrail.collector.finding.walk import Match, Tree
+from aitrail.collector.fs.backend import DATALESS_REASON, DatalessRefused
+from aitrail.collector.image import homes as image_homes
 from aitrail.collector.reading.pipeline import capture_all
 
 SQLITE_COMPANIONS = ("-journal", "-shm", "-wal")
@@ -59,6 +61,8 @@ class CollectOptions:
     dry_run: bool = False
     max_file_size: int | None = None
     max_file_seconds: float | None = 900.0  # how long one large file may take to read; None or 0: no bound
+    hostname: str | None = None  # --hostname: the subject's name, stated by the examiner (--root, --home)
+    time_zone: str | None = None  # --time-zone: the subject's zone, stated by the examiner (--root, --home)
     catalog_dir: str | None = None
     command_line: list[str] = field(default_factory=lambda: list(sys.argv))
     progress: bool = True
@@ -78,6 +82,7 @@ class CollectResult:
     bundle_sha256: str | None = None
     signer_fingerprint: str = ""
     signer_kind: str = ""  # "per-collection" or "examiner key"
+    subject: tuple[dict, dict] = ({}, {})  # the subject's host and time zone records (collection.json)
 
     warnings: list[str] = field(default_factory=list)
 
@@ -102,17 +107,27 @@ def empty_warning(entries: list[oc.Entry], homes: list[Home], collected: set[str
 SHARED_HOME_FOLDERS = frozenset({"", ".", ".config", ".local", ".Trash", "Documents", "Library", "AppData", "OneDrive"})
 
 
+def _agent_dirs(catalog) -> tuple[str, ...]:
+    """The first component of each home root's path: a home holding one holds agent data.
+
+    Folders every account may have (``.config``, ``Library`` ...) say nothing
+    of agents and are left out.
+    """
+    return tuple(sorted({path.strip("/").split("/")[0] for agent in (catalog.agents if catalog else ())
+                         for root in agent.roots if root.scope == "home" for path in root.paths}
+                        - SHARED_HOME_FOLDERS))
+
+
 def _mode_and_homes(options: CollectOptions, catalog=None) -> tuple[str, list[Home]]:
     if options.root:
-        return "image-root", runinfo.homes_in_image(options.root)
+        try:
+            return "image-root", image_homes.homes_in_image(options.root, _agent_dirs(catalog), tuple(options.homes))
+        except image_homes.ImageHomeError as exc:
+            raise CollectionError(str(exc)) from None
     if options.homes:
         return "homes", runinfo.homes_from_dirs(options.homes)
     if options.all_users:
-        # the first component of each home root's path; folders every account may have say nothing of agents
-        agent_dirs = tuple(sorted({path.strip("/").split("/")[0] for agent in (catalog.agents if catalog else ())
-                                   for root in agent.roots if root.scope == "home" for path in root.paths}
-                                  - SHARED_HOME_FOLDERS))
-        return "all-users", runinfo.homes_of_all_users(agent_dirs)
+        return "all-users", runinfo.homes_of_all_users(_agent_dirs(catalog))
     return "current-user", [runinfo.current_user_home()]
 
 
@@ -184,6 +199,8 @@ def _lstat_now(match: Match, trees: dict[str, Tree]) -> None:
 def _errno_outcome(error: OSError) -> str:
     import errno as errno_module
 
+    if isinstance(error, DatalessRefused):  # a cloud placeholder directory: not listed, nothing failed
+        return oc.NOT_READ_WOULD_DOWNLOAD
     if error.errno in (errno_module.EACCES, errno_module.EPERM):
         return oc.DENIED
     if error.errno == errno_module.ENOENT:
@@ -227,6 +244,8 @@ def _settle_without_capture(entries: list[oc.Entry], trees: dict[str, Tree],
     for entry in entries:
         if entry.outcome == "would_collect" and (veto := inode_veto(inodes, entry.meta)) is not None:
             entry.outcome, entry.reason = oc.NEVER_COLLECT, veto
+        elif entry.outcome == "would_collect" and entry.meta is not None and entry.meta.dataless:
+            entry.outcome, entry.reason = oc.NOT_READ_WOULD_DOWNLOAD, DATALESS_REASON
 
 
 def _complete_metadata(entries: list[oc.Entry], trees: dict[str, Tree]) -> None:
@@ -289,6 +308,7 @@ def _run(options: CollectOptions) -> CollectResult:
     mode, homes = _mode_and_homes(options, full_catalog)
     if not homes and mode != "image-root":  # an image may hold system stores only
         raise CollectionError("no home directory to collect from")
+    subject = runinfo.subject_description(mode, options.root, options.hostname, options.time_zone)
     signing_key = load_private(options.sign_key) if options.sign_key else (one_time_key() if options.sign else None)
     planner, targets, vetoes = _plan(options, catalog, full_catalog, mode, homes)
     trees, matches = _walk(targets, options.trace_walk)
@@ -302,7 +322,7 @@ def _run(options: CollectOptions) -> CollectResult:
     else:
         _complete_metadata(entries, trees)
     opened = [f"{label}:{path}" for label, tree in trees.items() for path in tree.stats.opened]
-    result = CollectResult(entries, {}, mode, homes, planner.overrides, opened)
+    result = CollectResult(entries, {}, mode, homes, planner.overrides, opened, subject=subject)
     if options.dry_run:
         result.warnings = empty_warning(entries, homes, {"would_collect"})
         _close(trees)
@@ -321,7 +341,7 @@ def _run(options: CollectOptions) -> CollectResult:
             run_meta = {
                 "mode": mode, "started_utc": started, "homes": homes, "trees": trees, "overrides": planner.overrides,
                 "catalog": catalog, "options": options, "clock_start": started_clock, "warnings": result.warnings,
-                "signer_kind": "examiner key" if options.sign_key else "per-collection",
+                "signer_kind": "examiner key" if options.sign_key else "per-collection", "subject": subject,
             }
             write_metadata_members(writer, entries, result.counts, run_meta, signing_key)
             _, bundle_digest = writer.finish_and_hash()

@@ -34,11 +34,18 @@ class SizeType(click.ParamType):
 
 
 @click.command("collect")
-@click.option("--home", "homes", multiple=True, type=click.Path(file_okay=False, exists=True),
-              help="Collect from DIR as a user's home (repeatable).")
-@click.option("--all-users", is_flag=True, help="Every home in the live passwd database.")
+@click.option("--home", "homes", multiple=True, type=click.Path(file_okay=False),
+              help="Collect from DIR as a user's home (repeatable). With --root: a home inside the image, by its "
+                   "path there (/srv/dev), added to the homes the image's own records give.")
+@click.option("--all-users", is_flag=True,
+              help="The live passwd database's login users and root, and any account whose home holds agent data.")
 @click.option("--root", type=click.Path(file_okay=False, exists=True),
-              help="A mounted image: users under home/, Users/ and root/; system stores under it.")
+              help="A mounted disk image, recorded as itself: host name and time zone from the image, paths as "
+                   "the subject's; homes from its etc/passwd, home/*, Users/*, root and var/root.")
+@click.option("--hostname", help="The subject's host name, stated by the examiner (with --root or --home); "
+                                 "what the image says is kept beside it.")
+@click.option("--time-zone", "time_zone", help="The subject's time zone (e.g. Europe/Berlin), stated by the examiner "
+                                               "(with --root or --home).")
 @click.option("--agent", "agents", multiple=True, help="Only this agent (repeatable; see 'aitrail catalog list').")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Bundle to write (BUNDLE.tar.zst).")
 @click.option("--case", "case_id", help="Case identifier recorded in the bundle.")
@@ -60,17 +67,28 @@ class SizeType(click.ParamType):
 @click.option("--catalog", "catalog_dir", type=click.Path(file_okay=False, exists=True),
               help="Use this catalog directory.")
 @click.option("--quiet", is_flag=True, help="No progress lines on stderr.")
-def collect(homes, all_users, root, agents, output, case_id, examiner, notes, one_time_key, sign_key, dry_run,
-            list_paths, max_file_size, max_file_seconds, catalog_dir, quiet) -> None:
+def collect(homes, all_users, root, hostname, time_zone, agents, output, case_id, examiner, notes, one_time_key,
+            sign_key, dry_run, list_paths, max_file_size, max_file_seconds, catalog_dir, quiet) -> None:
     """Collect every store the catalog names into one sealed evidence bundle.
 
-    Live collection is tested on Linux only; collect other systems' disks
-    mounted on Linux with --root. Under sudo, the home of SUDO_USER is taken.
+    Live collection runs on Linux (tested here) and on macOS and the BSDs
+    through the POSIX backend (AITRAIL_PLATFORM=posix runs it on Linux; not
+    run on a Mac here). Live Windows collection is not supported: collect a
+    Windows disk mounted on Linux with --root, or use the KAPE/Velociraptor
+    route. Under sudo, the home of SUDO_USER is taken.
     Exit codes: 0 clean; 3 bundle written but some files failed or changed
     while read; 1 no bundle could be produced; 2 usage error.
     """
-    if root and (homes or all_users):
-        raise click.UsageError("--root cannot be combined with --home or --all-users")
+    _refuse_unsupported_platform()
+    if root and all_users:
+        raise click.UsageError("--root cannot be combined with --all-users: the image's users are found in it")
+    if (hostname or time_zone) and not (root or homes):
+        raise click.UsageError("--hostname and --time-zone state a subject collected with --root or --home; "
+                               "a live collection records the machine it runs on")
+    if not root:
+        for home in homes:
+            if not os.path.isdir(home):
+                raise click.BadParameter(f"directory {home!r} does not exist", param_hint="'--home'")
     if homes and all_users:
         raise click.UsageError("--home and --all-users are alternatives")
     if one_time_key and sign_key:
@@ -93,6 +111,7 @@ def collect(homes, all_users, root, agents, output, case_id, examiner, notes, on
         output=output, homes=list(homes), all_users=all_users, root=root, agents=list(agents),
         case_id=case_id, examiner=examiner, notes=notes, sign_key=sign_key, sign=one_time_key, dry_run=dry_run,
         max_file_size=max_file_size, max_file_seconds=max_file_seconds, catalog_dir=catalog_dir, progress=not quiet,
+        hostname=hostname, time_zone=time_zone,
     )
     try:
         result = collect_module.run(options)
@@ -114,6 +133,17 @@ def collect(homes, all_users, root, agents, output, case_id, examiner, notes, on
         return
     _print_summary(result)
     sys.exit(result.exit_code)
+
+
+def _refuse_unsupported_platform() -> None:
+    """On Windows (or with a wrong AITRAIL_PLATFORM), say why and what to do before anything is walked."""
+    from aitrail.collector.fs import platform
+
+    try:
+        platform.current()
+    except platform.PlatformError as exc:
+        click.echo(f"aitrail: {exc}", err=True)
+        sys.exit(1)
 
 
 def _print_warnings(result) -> None:
@@ -143,8 +173,13 @@ def _per_agent(result) -> dict[str, dict]:
 
 def _print_dry_run(result) -> None:
     click.echo(f"dry run ({result.mode}); nothing was written")
+    host, zone = result.subject
+    if host:
+        click.echo(f"  subject host {terminal_text(str(host.get('hostname')))} ({host.get('hostname_source')}); "
+                   f"time zone {terminal_text(str(zone.get('name') or zone.get('posix_rule')))} ({zone.get('source')})")
     for home in result.homes:
-        click.echo(f"  home {home.label}: {home.path}")
+        where = f"{home.subject_path} in the image ({home.found_by})" if home.subject_path else home.path
+        click.echo(f"  home {home.label}: {terminal_text(where)}")
     for override in result.overrides:
         state = override.outcome.replace("_", " ")
         click.echo(f"  {override.kind} {override.name}={override.value} ({override.agent}.{override.root}): "

@@ -1,15 +1,14 @@
 """Which homes to collect, and the run metadata an examiner records.
 
-Homes: ``--home DIR`` (any directory treated as a user's home), ``--root DIR``
-(a mounted image: users under home/, Users/ and root/), ``--all-users`` (every
-home in the live passwd database) or, by default, the current user.
+Homes: ``--home DIR`` (any directory treated as a user's home), ``--all-users``
+(the live passwd database's login users) or, by default, the current user;
+the homes of a mounted image (``--root``) are found by collector/image/homes.py.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import getpass
-import hashlib
 import itertools
 import os
 import platform
@@ -20,50 +19,13 @@ import time
 from pathlib import Path
 
 from aitrail.collector import __version__
-from aitrail.collector.finding import contain
 from aitrail.collector.finding.plan import Home, unique_labels
-
-IMAGE_HOME_PARENTS = ("home", "Users")
 
 
 def homes_from_dirs(paths: list[str]) -> list[Home]:
     """Homes given as directories (--home), labelled by their names."""
     absolute = [os.path.abspath(path) for path in paths]
     return unique_labels(absolute, [None] * len(absolute))
-
-
-def homes_in_image(root: str) -> list[Home]:
-    """User homes of a mounted image: <root>/home/*, <root>/Users/* and <root>/root.
-
-    ``home`` and ``Users`` are resolved inside the image (an absolute link
-    there means the image's own /, never this machine's); a home that is a
-    link is not a home.
-    """
-    jail = contain.Jail(os.path.realpath(root), "/", chroot=True)
-    paths, users = [], []
-    for parent in IMAGE_HOME_PARENTS:
-        try:
-            directory, _ = contain.resolve(jail, jail.real, parent)
-            names = sorted(os.listdir(directory))
-        except (contain.Escape, OSError):
-            continue
-        for name in names:
-            path = os.path.join(directory, name)
-            if _plain_directory(path):
-                paths.append(path)
-                users.append(name)
-    root_home = os.path.join(jail.real, "root")
-    if _plain_directory(root_home):
-        paths.append(root_home)
-        users.append("root")
-    return unique_labels(paths, users)
-
-
-def _plain_directory(path: str) -> bool:
-    try:
-        return stat_module.S_ISDIR(os.lstat(path).st_mode)
-    except OSError:
-        return False
 
 
 def homes_of_all_users(agent_dirs: tuple[str, ...] = ()) -> list[Home]:
@@ -170,7 +132,7 @@ def _read_first_line(path: str) -> str | None:
 
 
 def host_info() -> dict:
-    """What names the collecting machine (host name, OS, kernel, machine and boot ids)."""
+    """What names this machine (host name, OS, kernel, machine and boot ids): the collecting host."""
     uname = platform.uname()
     return {
         "hostname": socket.gethostname(),
@@ -193,10 +155,11 @@ def user_info() -> dict:
 
 
 def time_zone_info() -> dict:
-    """The collecting machine's time zone."""
+    """This machine's time zone (the subject's in live collection, the workstation's under --root)."""
     local = dt.datetime.now().astimezone()
     offset = local.utcoffset()
     return {
+        "name": live_zone_name(),
         "tzname": list(time.tzname),
         "current_name": local.tzname(),
         "utc_offset_seconds": int(offset.total_seconds()) if offset else 0,
@@ -205,31 +168,88 @@ def time_zone_info() -> dict:
 
 
 def tool_info() -> dict:
-    """What ran: version, Python, zstandard, and the digest of the collector's source."""
+    """What ran: version, Python, zstandard, the digest of the collector's source, and whether it ran frozen.
+
+    A frozen collector (packaging/build_frozen_collector.py) also names its
+    build in ``build``: the SHA-256 of its executable, a digest over every
+    file of its folder, its build manifest, and whether the folder is as
+    built (collector/frozen.py).
+    """
     import zstandard
 
-    return {
+    from aitrail.collector import frozen
+
+    info = {
         "name": "aitrail",
         "version": __version__,
         "python": sys.version.split()[0],
         "zstandard": zstandard.__version__,
         "collector_sha256": collector_digest(),
+        "frozen": frozen.running_frozen(),
     }
+    if info["frozen"]:
+        info["build"] = frozen.build_identity()
+    return info
 
 
-def collector_digest() -> str:
-    """SHA-256 over the collector's own source files, so the run names the code that ran."""
-    package = Path(__file__).resolve().parent
-    hasher = hashlib.sha256()
-    for path in sorted(package.rglob("*.py")):
-        relative = path.relative_to(package).as_posix()
-        data = path.read_bytes()
-        hasher.update(f"{relative}\0{len(data)}\0".encode())
-        hasher.update(data)
-    return hasher.hexdigest()
+def collector_digest() -> str | None:
+    """SHA-256 over the collector's own source files (frozen.source_digest), so the run names the code that ran.
+
+    A frozen collector holds no source files: its build computed this digest
+    over the sources it froze, by the same function, and wrote it into its
+    manifest. That value is returned (None when the manifest cannot be read);
+    the folder digest of ``tool.build`` covers the manifest and the frozen
+    code, and ``tool.build.as_built`` says whether they are still the build's.
+    """
+    from aitrail.collector import frozen
+
+    if frozen.running_frozen():
+        return frozen.built_collector_digest()
+    return frozen.source_digest(Path(__file__).resolve().parent)
 
 
 def catalog_env_vars(catalog) -> list[str]:
     """Every environment variable any catalog root can be moved by."""
     names = {env.var for agent in catalog.agents for root in agent.roots for env in root.env}
     return sorted(names)
+
+
+def subject_description(mode: str, root: str | None, hostname: str | None = None,
+                        time_zone: str | None = None) -> tuple[dict, dict]:
+    """The subject's ``host`` and ``time_zone`` for collection.json, each fact with where it came from.
+
+    Live (current user, all users): this machine. An image (--root): the
+    image's own files (collector/image/identity.py), never the workstation's.
+    --home names a directory of this machine, which may be a subject's home
+    copied here: this machine is recorded, and said to be only that. The
+    examiner's --hostname and --time-zone take precedence; what the image
+    said is kept beside them.
+    """
+    if mode == "image-root" and root is not None:
+        from aitrail.collector.image.identity import describe_image
+
+        host, zone = describe_image(root)
+    else:
+        where = ("this machine (live collection)" if mode in ("current-user", "all-users") else
+                 "this machine: --home names a directory here, which may hold another machine's home; "
+                 "--hostname and --time-zone state the subject")
+        host = {**host_info(), "hostname_source": where}
+        zone = {**time_zone_info(), "source": where}
+    if hostname is not None:
+        host.update(hostname_found=host.get("hostname"), hostname=hostname, fqdn=hostname if "." in hostname else None,
+                    hostname_source="stated by the examiner (--hostname)")
+    if time_zone is not None:
+        zone.update(name_found=zone.get("name"), name=time_zone, source="stated by the examiner (--time-zone)")
+    return host, zone
+
+
+def live_zone_name() -> str | None:
+    """This machine's zone name: TZ when it names one, else the zoneinfo name /etc/localtime links to."""
+    value = os.environ.get("TZ", "").lstrip(":")
+    if value and "/" in value and not value.startswith("/"):
+        return value
+    try:
+        target = os.readlink("/etc/localtime")
+    except OSError:
+        return None
+    return target.split("zoneinfo/", 1)[1] if "zoneinfo/" in target else None

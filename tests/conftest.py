@@ -78,10 +78,11 @@ def bundle_json(bundle: Path, name: str) -> dict:
         return json.loads(reader.read_data(name))
 
 
-def all_decompressed(bundle: Path) -> bytes:
-    """Every byte of every member frame, decompressed (to search for leaks)."""
+def all_decompressed(bundle: Path, skip: tuple[str, ...] = ()) -> bytes:
+    """Every byte of every member frame but ``skip``'s, decompressed (to search for leaks)."""
     with BundleReader(bundle) as reader:
-        return b"".join(b"".join(reader.iter_decompressed(member)) for member in reader.members)
+        return b"".join(b"".join(reader.iter_decompressed(member)) for member in reader.members
+                        if member.name not in skip)
 
 
 def toy_collect(cli, home: Path, out: Path, *extra: str):

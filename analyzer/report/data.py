@@ -37,8 +37,9 @@ class Accounting:
     per_agent: dict[str, Counter] = field(default_factory=dict)
     never_collected: list[dict] = field(default_factory=list)
     too_large: list[dict] = field(default_factory=list)
+    not_downloaded: list[dict] = field(default_factory=list)  # cloud placeholders, never opened (macOS SF_DATALESS)
     failures: list[dict] = field(default_factory=list)
-    counts: Counter = field(default_factory=Counter)  # never_collect / too_large / failed totals
+    counts: Counter = field(default_factory=Counter)  # never_collect / too_large / not_read_would_download / failed
     bad_records: list[str] = field(default_factory=list)
 
     def totals(self) -> Counter:
@@ -87,7 +88,7 @@ def _note(accounting: Accounting, key: str, target: list[dict], record: dict) ->
 
 
 def read_accounting(reader: BundleReader) -> Accounting:
-    """Count every files.jsonl record per agent and class; list credentials, too-large files and failures."""
+    """Count every files.jsonl record per agent and class; list credentials, too-large files, placeholders, failures."""
     accounting = Accounting()
     try:
         for _number, record, problem in iter_records(reader):
@@ -104,6 +105,8 @@ def read_accounting(reader: BundleReader) -> Accounting:
                 _note(accounting, "never_collect", accounting.never_collected, record)
             elif outcome == "too_large":
                 _note(accounting, "too_large", accounting.too_large, record)
+            elif outcome == "not_read_would_download":
+                _note(accounting, "not_read_would_download", accounting.not_downloaded, record)
             elif kind == "failed":
                 _note(accounting, "failed", accounting.failures, record)
     except (BundleFormatError, OSError) as exc:

@@ -34,9 +34,13 @@ def table(header: tuple[str, ...], rows: list[tuple], numeric: int = 0) -> str:
 def host_section(number: int, path_name: str, sha256: str, collection: dict, problem: str | None) -> str:
     """Hostname, user, mode and collection times of one bundle."""
     host, user, case = section(collection, "host"), section(collection, "user"), section(collection, "case")
+    zone, collecting = section(collection, "time_zone"), section(collection, "collecting_host")
     rows = [("bundle", path_name), ("bundle SHA-256", sha256), ("case", case.get("case_id")),
-            ("examiner", case.get("examiner")), ("hostname", host.get("hostname")), ("FQDN", host.get("fqdn")),
-            ("OS", host.get("os")), ("user", user.get("name")), ("uid", user.get("uid")),
+            ("examiner", case.get("examiner")), ("hostname", host.get("hostname")),
+            ("hostname from", host.get("hostname_source")), ("FQDN", host.get("fqdn")), ("OS", host.get("os")),
+            ("time zone", zone.get("name") or zone.get("posix_rule")), ("time zone from", zone.get("source")),
+            ("collected on host", collecting.get("hostname")), ("collected by account", user.get("name")),
+            ("uid", user.get("uid")),
             ("mode", collection.get("mode")), ("collection started (UTC)", collection.get("started_utc")),
             ("collection finished (UTC)", collection.get("finished_utc"))]
     out = [f'<h2 id="bundle-{number}">Bundle {number + 1}: {e(host.get("hostname")) or "(no hostname)"}</h2>',
@@ -87,6 +91,10 @@ def accounting_section(accounting: Accounting, counts: dict) -> str:
                           accounting.never_collected, ("agent", "path", "reason")))
     out.append(_file_list("Too large (not read)", accounting.counts["too_large"], accounting.too_large,
                           ("agent", "path", "size")))
+    if accounting.counts["not_read_would_download"]:  # only macOS looks for them: "none" would claim a check
+        out.append(_file_list("Cloud placeholders (not read: reading would download them)",
+                              accounting.counts["not_read_would_download"], accounting.not_downloaded,
+                              ("agent", "path", "size")))
     out.append(_file_list("Failures", accounting.counts["failed"], accounting.failures,
                           ("agent", "path", "outcome", "errno", "error")))
     if accounting.bad_records:

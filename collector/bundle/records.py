@@ -20,6 +20,7 @@ from aitrail.collector.bundle.vocabulary import (  # noqa: F401 - the vocabulary
     DENIED,
     EXCLUDED,
     NEVER_COLLECT,
+    NOT_READ_WOULD_DOWNLOAD,
     OUTCOME_CLASS,
     PARTIAL_OUTCOMES,
     READ_ERROR,
@@ -29,6 +30,7 @@ from aitrail.collector.bundle.vocabulary import (  # noqa: F401 - the vocabulary
     VANISHED,
 )
 from aitrail.collector.finding.plan import Target
+from aitrail.collector.fs.backend import ATIME_O_NOATIME
 from aitrail.collector.fs.meta import Meta, fsencode
 
 
@@ -70,7 +72,7 @@ class Entry:
     reason: str = ""
     error: OSError | None = None
     after: Meta | None = None
-    noatime: bool | None = None
+    atime_protection: str | None = None  # o_noatime | none (fs/backend.py); None: never opened for a read
     attempts: int = 0
     notes: list[str] = field(default_factory=list)
     link_target: bytes | None = None
@@ -91,8 +93,9 @@ class Entry:
 
     @property
     def raw_abspath(self) -> bytes:
-        """The path on the subject, as raw bytes."""
-        return _join_prefix(self.target.location.base) + self.raw_relpath  # relpath is never absolute
+        """The path on the subject, as raw bytes (inside the image under --root, never its mount point here)."""
+        location = self.target.location
+        return _join_prefix(location.subject_base or location.base) + self.raw_relpath  # relpath is never absolute
 
     def as_record(self) -> dict:
         """The files.jsonl line of this match."""
@@ -121,8 +124,9 @@ class Entry:
             record["stat"] = self.meta.as_record()
         if self.after is not None and self.meta is not None and self.after.differs_from(self.meta):
             record["stat_after"] = self.after.as_record()
-        if self.noatime is not None:
-            record["o_noatime"] = self.noatime
+        if self.atime_protection is not None:
+            record["atime_protection"] = self.atime_protection
+            record["o_noatime"] = self.atime_protection == ATIME_O_NOATIME  # the field before atime_protection
         if self.attempts:
             record["read_attempts"] = self.attempts
         if self.reason:
@@ -130,8 +134,9 @@ class Entry:
         if self.error is not None:
             record["errno"] = self.error.errno
             record["error"] = os.strerror(self.error.errno) if self.error.errno else str(self.error)
-        if self.notes:
-            record["notes"] = self.notes
+        notes = _notes(self)
+        if notes:
+            record["notes"] = notes
         if self.holes:
             record["holes"] = self.holes
         if self.link_target is not None:
@@ -153,14 +158,24 @@ class Entry:
 # encoded once per target. tests/collector/test_files_record.py holds the two
 # equal on generated entries.
 
-_KEY_ORDER = ("agent", "class", "errno", "error", "format", "glob", "holes", "link_target", "link_target_b64",
-              "location", "member", "notes", "o_noatime", "origin", "outcome", "parser", "path", "path_b64",
-              "read_attempts", "reason", "role", "same_file_as", "sha256", "source_path", "source_path_b64",
+_KEY_ORDER = ("agent", "atime_protection", "class", "errno", "error", "format", "glob", "holes", "link_target",
+              "link_target_b64", "location", "member", "notes", "o_noatime", "origin", "outcome", "parser", "path",
+              "path_b64", "read_attempts", "reason", "role", "same_file_as", "sha256", "source_path", "source_path_b64",
               "sqlite_companion_of", "stat", "stat_after", "store", "stored_size", "type")
 assert list(_KEY_ORDER) == sorted(_KEY_ORDER)
 _STAT_TEXT = ('{"atime_ns": %d, "btime_ns": %s, "ctime_ns": %d, "dev": %d, "gid": %d, "ino": %d, "mode": "%o", '
               '"mtime_ns": %d, "nlink": %d, "size": %d, "uid": %d}')
 _INTS_ONLY = {int}
+
+
+def _notes(entry: Entry) -> list[str]:
+    """The entry's notes, and the platform's word on its error (fs/backend.py PrivacyRefused: TCC named).
+
+    Taken from the error where it is recorded, so every refusal gets it however it reached the entry
+    (the walk's listing, its lstat, the capture's open).
+    """
+    note = getattr(entry.error, "platform_note", None)
+    return [*entry.notes, note] if note else entry.notes
 
 
 def _value(value) -> str:
@@ -213,7 +228,10 @@ class RecordRenderer:
         agent, format_glob, location, origin, parser, role, store = self._target_pieces(entry.target,
                                                                                        bool(entry.companion_of))
         relpath, abspath = entry.raw_relpath, entry.raw_abspath
-        out = [agent, ', "class": ', encode_basestring(OUTCOME_CLASS[entry.outcome])]
+        out = [agent]
+        if entry.atime_protection is not None:
+            out += [', "atime_protection": ', encode_basestring(entry.atime_protection)]
+        out += [', "class": ', encode_basestring(OUTCOME_CLASS[entry.outcome])]
         if entry.error is not None:
             errno = entry.error.errno
             out += [', "errno": ', _value(errno), ', "error": ',
@@ -225,10 +243,11 @@ class RecordRenderer:
             out += [', "link_target": ', encode_basestring(raw_text(entry.link_target)),
                     ', "link_target_b64": ', encode_basestring(b64(entry.link_target))]
         out += [location, ', "member": ', _value(entry.member)]
-        if entry.notes:
-            out += [', "notes": ', _value(entry.notes)]
-        if entry.noatime is not None:
-            out += [', "o_noatime": ', _value(entry.noatime)]
+        notes = _notes(entry) if entry.error is not None else entry.notes
+        if notes:
+            out += [', "notes": ', _value(notes)]
+        if entry.atime_protection is not None:
+            out += [', "o_noatime": ', "true" if entry.atime_protection == ATIME_O_NOATIME else "false"]
         out += [origin, ', "outcome": ', _value(entry.outcome), parser,
                 ', "path": ', encode_basestring(raw_text(relpath)), ', "path_b64": ', encode_basestring(b64(relpath))]
         if entry.attempts:

@@ -18,6 +18,8 @@ from aitrail.collector.bundle import layout
 from aitrail.collector.bundle import records as oc
 from aitrail.collector.bundle.seal import fingerprint, public_pem, sign
 from aitrail.collector.bundle.writer import BundleWriter, TarMeta
+from aitrail.collector.fs import platform
+from aitrail.collector.fs.backend import ATIME_NONE, ATIME_O_NOATIME
 
 
 def _json_bytes(value) -> bytes:
@@ -61,7 +63,7 @@ def bag_info(run_meta: dict, entries: list[oc.Entry], finished: str) -> bytes:
         ("Contact-Name", options.examiner or "-"),
         ("Internal-Sender-Description", options.notes or "-"),
         ("Payload-Oxum", f"{octets}.{streams}"),
-        ("AITrail-Host", runinfo.host_info()["hostname"]),
+        ("AITrail-Host", run_meta["subject"][0].get("hostname") or "-"),
         ("AITrail-Collection-Mode", run_meta["mode"]),
         ("AITrail-Started-UTC", run_meta["started_utc"]),
         ("AITrail-Finished-UTC", finished),
@@ -80,9 +82,14 @@ def collection_record(run_meta: dict, entries: list[oc.Entry], counts: dict, fin
         "command_line": options.command_line,
         "mode": run_meta["mode"],
         "case": {"case_id": options.case_id, "examiner": options.examiner, "notes": options.notes},
-        "host": runinfo.host_info(),
+        # the subject: this machine when live; the image's own name and zone under --root (each with its source)
+        "host": run_meta["subject"][0],
+        "time_zone": run_meta["subject"][1],
+        "image": _image_record(options) if run_meta["mode"] == "image-root" else None,
+        # the machine and account that ran the collector (the examiner's workstation under --root)
+        "collecting_host": runinfo.host_info(),
+        "collecting_time_zone": runinfo.time_zone_info(),
         "user": runinfo.user_info(),
-        "time_zone": runinfo.time_zone_info(),
         "started_utc": run_meta["started_utc"],
         "finished_utc": finished,
         "duration_seconds": round(time.monotonic() - run_meta["clock_start"], 3),
@@ -96,11 +103,14 @@ def collection_record(run_meta: dict, entries: list[oc.Entry], counts: dict, fin
             "homes": options.homes,
             "all_users": options.all_users,
             "root": options.root,
+            "hostname": options.hostname,
+            "time_zone": options.time_zone,
             "max_file_size": options.max_file_size,
         },
-        "homes": [{"label": home.label, "path": home.path, "user": home.user} for home in run_meta["homes"]],
+        "homes": [_home_record(home) for home in run_meta["homes"]],
         "locations": sorted(
-            ({"label": tree.location.label, "base": tree.location.base, "kind": tree.location.kind,
+            ({"label": tree.location.label, "base": tree.location.subject_base or tree.location.base,
+              "kind": tree.location.kind,
               "user": tree.location.user, "source": tree.location.source} for tree in trees.values()),
             key=lambda item: item["label"],
         ),
@@ -112,9 +122,11 @@ def collection_record(run_meta: dict, entries: list[oc.Entry], counts: dict, fin
             "lstat_calls": sum(tree.stats.lstat_calls for tree in trees.values()),
             "directories_opened_without_o_noatime": sum(tree.stats.directories_without_noatime
                                                         for tree in trees.values()),
-            "files_read_with_o_noatime": sum(1 for entry in entries if entry.noatime is True),
-            "files_read_without_o_noatime": sum(1 for entry in entries if entry.noatime is False),
+            "files_read_with_o_noatime": sum(1 for entry in entries if entry.atime_protection == ATIME_O_NOATIME),
+            "files_read_without_o_noatime": sum(1 for entry in entries if entry.atime_protection == ATIME_NONE),
         },
+        # the backend the trees used: what it protects (atime) and where birth time comes from (fs/platform.py)
+        "platform": platform.run_record(tree.backend for tree in trees.values()),
         "counts": counts,
         "warnings": run_meta.get("warnings", []),
         "signer": None if signing_key is None else {
@@ -128,6 +140,19 @@ def collection_record(run_meta: dict, entries: list[oc.Entry], counts: dict, fin
             "key": run_meta.get("signer_kind", "examiner key"),
         },
     }
+
+
+def _home_record(home) -> dict:
+    """A home as the subject knows it: under --root its path inside the image and how it was found."""
+    record = {"label": home.label, "path": home.subject_path or home.path, "user": home.user}
+    if home.found_by:
+        record["found_by"] = home.found_by
+    return record
+
+
+def _image_record(options) -> dict:
+    """Where the image was mounted on the collecting host: recorded once here, never in a path of the bundle."""
+    return {"mount_point": os.path.abspath(options.root), "real_path": os.path.realpath(options.root)}
 
 
 def write_metadata_members(writer: BundleWriter, entries, counts, run_meta, signing_key) -> None:

@@ -15,6 +15,10 @@ EXCLUDED = "excluded"
 NEVER_COLLECT = "never_collect"
 TOO_LARGE = "too_large"
 SPECIAL = "special_file"
+# A cloud placeholder (macOS SF_DATALESS: iCloud Drive, File Provider): its bytes are not on the
+# disk and a read would make the provider download them, so it is never opened (not a partial run:
+# nothing failed, the collector chose not to change the subject).
+NOT_READ_WOULD_DOWNLOAD = "not_read_would_download"
 DENIED = "permission_denied"
 VANISHED = "vanished"
 READ_ERROR = "read_error"
@@ -27,6 +31,7 @@ OUTCOME_CLASS = {
     NEVER_COLLECT: "skipped",
     TOO_LARGE: "skipped",
     SPECIAL: "skipped",
+    NOT_READ_WOULD_DOWNLOAD: "skipped",
     DENIED: "failed",
     VANISHED: "failed",
     READ_ERROR: "failed",

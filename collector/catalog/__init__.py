@@ -82,6 +82,8 @@ def _parse_bytes(name: str, data: bytes, parsed: dict[str, Any] | None = None) -
             decoded = documents.yaml_document(data)
         except documents.DocumentError as exc:
             raise CatalogError([f"{name}: not valid UTF-8 YAML: {exc}"]) from exc
+        except documents.YamlUnavailable as exc:
+            raise CatalogError([f"{name}: {exc}"]) from exc
     catalog = parse_agent(decoded, name)
     if catalog.agent + ".yaml" != name:
         raise CatalogError([f"{name}: agent id {catalog.agent!r} must match the file name"])

@@ -30,9 +30,19 @@ class DocumentError(ValueError):
     """A catalog file that is not UTF-8 YAML (or has a duplicate key)."""
 
 
+class YamlUnavailable(ImportError):
+    """A catalog file must be read as YAML where PyYAML is not installed (the frozen collector leaves it out)."""
+
+
 def yaml_document(data: bytes) -> Any:
-    """The document of a catalog file's bytes, read as YAML; DocumentError says why not."""
-    import yaml  # here: a run whose catalog files all have parsed documents never imports it
+    """A catalog file's document, read as YAML; DocumentError says why not, YamlUnavailable that it cannot be."""
+    try:
+        import yaml  # here: a run whose catalog files all have parsed documents never imports it
+    except ImportError as exc:  # an ImportError still: the build (setup.py) then writes no parsed documents
+        raise YamlUnavailable(
+            f"PyYAML is not installed, and the file is not one of the parsed documents ({PARSED_DOCUMENTS}) read "
+            "without it: the collector-only build reads the catalog it was built with; use the full install for "
+            "other catalog files") from exc
 
     try:
         return yaml.load(data.decode("utf-8"), Loader=_strict_loader())  # noqa: S506 - a strict SafeLoader

@@ -95,11 +95,13 @@ class Override:
 
 @dataclass(frozen=True)
 class Home:
-    """A user's home to collect from."""
+    """A user's home to collect from: its path here, and (in an image) its path on the subject and how it was found."""
 
     path: str
     label: str
     user: str | None = None
+    subject_path: str | None = None  # under --root: the path inside the image ('/srv/dev'); else None
+    found_by: str = ""  # under --root: etc/passwd, home/*, Users/*, root, var/root or --home
 
 
 def safe_label(text: str) -> str:
@@ -151,7 +153,8 @@ class Planner:
         return targets
 
     def _home_targets(self, agents: tuple[AgentCatalog, ...], home: Home) -> list[Target]:
-        location = Location(home.label, home.path, "home", home.user, home.path, self._subject_path(home.path))
+        subject = self._subject_path(home.path)
+        location = Location(home.label, home.path, "home", home.user, subject or home.path, subject)
         targets: list[Target] = []
         for agent in agents:
             for root in agent.roots:
@@ -163,7 +166,8 @@ class Planner:
 
     def targets_for_system(self, base: str) -> list[Target]:
         """Targets of the selected agents' system roots below ``base`` (the image root or /)."""
-        location = Location("system", base, "system", None, base, self._subject_path(base))
+        subject = self._subject_path(base)
+        location = Location("system", base, "system", None, subject or base, subject)
         jail = contain.Jail(_realpath(base), "/", chroot=True)
         targets: list[Target] = []
         for agent in self.catalog.agents:
@@ -242,8 +246,8 @@ class Planner:
             refuse("refused", f"{exc}; leaves the {'image' if jail.chroot else 'home'}, not walked")
             return None
         if contain.home_or_above(real, home_real):
-            refuse("refused", f"resolves to {real}, the home itself or above it: a relocated root there would "
-                              "take the whole home, not walked")
+            refuse("refused", f"resolves to {self._shown(jail, real)}, the home itself or above it: a relocated "
+                              "root there would take the whole home, not walked")
             return None
         if contain.is_system_directory(jail, real):
             refuse("refused", f"resolves to /{jail.relative(real)}, a system directory of the image, not walked")
@@ -259,10 +263,14 @@ class Planner:
                                        f"{where}: " + _describe(place, home), "applied"))
         return place
 
+    def _shown(self, jail: contain.Jail, real: str) -> str:
+        """A path as the record shows it: inside the image under --root (never this machine's mount point)."""
+        return "/" + jail.relative(real) if jail.chroot else real
+
     def _subject_path(self, path: str) -> str | None:
         """Where ``path`` is on the subject: itself when live, inside the image under --root."""
         if self.image_root is not None:
-            relative = os.path.relpath(path, self.image_root)
+            relative = os.path.relpath(_realpath(path), _realpath(self.image_root))
             return None if relative.startswith("..") else "/" + ("" if relative == "." else relative)
         return path if self.live else None
 

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from aitrail.collector.catalog.globs import is_literal, split_segments
 from aitrail.collector.finding.plan import Location, Target
 from aitrail.collector.finding.walk import Tree
+from aitrail.collector.fs.backend import Backend
 
 MAX_ENTRIES = 200_000  # directory entries listed under the secret trees, all roots together
 # Below the system root (``/`` live, the image root under --root): files no agent writes and no
@@ -43,8 +44,6 @@ SYSTEM_SECRETS = (
     "etc/NetworkManager/system-connections", "etc/wpa_supplicant", "var/lib/sss/secrets",
     "root/.ssh", "root/.gnupg", "root/.aws", "var/root/.ssh", "private/etc/master.passwd",
 )
-_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
-_NOATIME = getattr(os, "O_NOATIME", 0)
 
 
 @dataclass(frozen=True)
@@ -104,18 +103,18 @@ class SecretInodes:
             path = "/".join(root.parts)
             self._note(found, root, path)
             if stat_module.S_ISDIR(found.st_mode):
-                return self._list_directory(parent, root.parts[-1], root, path)
+                return self._list_directory(tree.backend, parent, root.parts[-1], root, path)
             return True
         finally:
             tree.close()
 
-    def _list_directory(self, parent: int, name: str, root: SecretRoot, path: str) -> bool:
+    def _list_directory(self, backend: Backend, parent: int, name: str, root: SecretRoot, path: str) -> bool:
         try:
-            fd = _open_directory(name, parent)
+            fd, _noatime = backend.open_dir(name, parent)  # never through a link; a cloud placeholder is refused
         except OSError:
             return True
         try:
-            with os.scandir(fd) as listing:
+            with backend.scandir(fd) as listing:
                 for entry in listing:
                     self.listed += 1
                     if self.listed > MAX_ENTRIES:
@@ -126,7 +125,8 @@ class SecretInodes:
                         continue
                     child = f"{path}/{entry.name}"
                     self._note(found, root, child)
-                    if stat_module.S_ISDIR(found.st_mode) and not self._list_directory(fd, entry.name, root, child):
+                    if (stat_module.S_ISDIR(found.st_mode)
+                            and not self._list_directory(backend, fd, entry.name, root, child)):
                         return False
         except OSError:
             return True
@@ -138,15 +138,6 @@ class SecretInodes:
         if stat_module.S_ISREG(found.st_mode) and found.st_nlink > 1 and (root.matches is None or root.matches(path)):
             assert self._linked is not None
             self._linked.setdefault((found.st_dev, found.st_ino), f"{root.location.label}:{path}")
-
-
-def _open_directory(name: str, parent: int) -> int:
-    if _NOATIME:
-        try:
-            return os.open(name, _DIR_FLAGS | _NOATIME, dir_fd=parent)
-        except PermissionError:  # O_NOATIME is refused on directories of another owner
-            pass
-    return os.open(name, _DIR_FLAGS, dir_fd=parent)
 
 
 def secret_roots(home_secrets: Iterable[str], never_targets: dict[str, list[Target]],

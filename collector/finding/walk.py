@@ -4,10 +4,11 @@ The walk opens a directory only when a glob needs its contents: a literal
 segment is looked up with one ``lstat`` in its parent, a wildcard segment lists
 the directory once (listings are cached for the run), and ``**`` descends only
 below the literal prefix. Directories are opened by name relative to their
-parent's descriptor with ``O_NOFOLLOW | O_DIRECTORY`` and, where the kernel
-allows, ``O_NOATIME``, so listing a directory does not touch its access time
-and a directory swapped for a symlink mid-walk is not followed. Excluded
-directories are recorded and never opened.
+parent's descriptor with ``O_NOFOLLOW | O_DIRECTORY`` through the run's
+platform backend (fs/platform.py): on Linux with ``O_NOATIME`` where the
+kernel allows it, so listing a directory does not touch its access time;
+everywhere so that a directory swapped for a symlink mid-walk is not
+followed. Excluded directories are recorded and never opened.
 """
 
 from __future__ import annotations
@@ -17,11 +18,11 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 
 from aitrail.collector.finding.plan import Location, Target
-from aitrail.collector.fs.meta import Meta, fsencode, lstat_at, quick_lstat_at
+from aitrail.collector.fs import platform
+from aitrail.collector.fs.backend import Backend
+from aitrail.collector.fs.meta import Meta, fsencode
 
-O_NOATIME = getattr(os, "O_NOATIME", 0)
 MAX_LINK_HOPS = 40
-_DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
 @dataclass
@@ -47,7 +48,7 @@ class WalkStats:
     """What the walk cost: directories opened and listed, lstat calls."""
     directories_opened: int = 0
     directories_listed: int = 0
-    directories_without_noatime: int = 0
+    directories_without_noatime: int = 0  # every directory opened on a backend without O_NOATIME
     lstat_calls: int = 0
     opened: list[str] = field(default_factory=list)  # kept only when tracing (tests)
 
@@ -55,8 +56,9 @@ class WalkStats:
 class Tree:
     """Read-only view of one location, addressed by relative path tuples."""
 
-    def __init__(self, location: Location, trace: bool = False, max_open: int = 64):
+    def __init__(self, location: Location, trace: bool = False, max_open: int = 64, backend: Backend | None = None):
         self.location = location
+        self.backend = backend if backend is not None else platform.current()
         self.stats = WalkStats()
         self._trace = trace
         self._fds: OrderedDict[tuple[str, ...], int] = OrderedDict()
@@ -67,13 +69,8 @@ class Tree:
     # -- descriptors ----------------------------------------------------------
 
     def _open_dir(self, name: str, parent_fd: int | None, follow: bool = False) -> int:
-        flags = _DIR_FLAGS if not follow else (_DIR_FLAGS & ~getattr(os, "O_NOFOLLOW", 0))
-        try:
-            fd = os.open(name, flags | O_NOATIME, dir_fd=parent_fd)
-        except PermissionError:
-            # O_NOATIME is refused on directories we do not own (EPERM); open
-            # without it, and count it so the run metadata says so.
-            fd = os.open(name, flags, dir_fd=parent_fd)
+        fd, noatime = self.backend.open_dir(name, parent_fd, follow)
+        if not noatime:  # refused by the kernel (another owner's directory) or absent: the run metadata says so
             self.stats.directories_without_noatime += 1
         self.stats.directories_opened += 1
         return fd
@@ -135,13 +132,13 @@ class Tree:
     # -- queries --------------------------------------------------------------
 
     def lstat(self, parts: tuple[str, ...], birth: bool = False) -> Meta:
-        """Lstat relative to the parent's descriptor; ``birth`` adds statx birth time (slower)."""
+        """Lstat relative to the parent's descriptor; ``birth`` adds birth time (slower on Linux: statx)."""
         self.stats.lstat_calls += 1
         if not parts:
-            return lstat_at(None, self.location.base)
+            return self.backend.lstat_at(None, self.location.base)
         if birth:
-            return lstat_at(self.dir_fd(parts[:-1]), parts[-1])
-        return quick_lstat_at(self.dir_fd(parts[:-1]), parts[-1])
+            return self.backend.lstat_at(self.dir_fd(parts[:-1]), parts[-1])
+        return self.backend.quick_lstat_at(self.dir_fd(parts[:-1]), parts[-1])
 
     def real_parts(self, parts: tuple[str, ...]) -> tuple[str, ...] | None:
         """The real path of ``parts`` below this location, every link resolved; None when it leaves.
@@ -175,7 +172,7 @@ class Tree:
             if hops > MAX_LINK_HOPS:
                 return None
             try:
-                target = os.readlink(name, dir_fd=self.dir_fd(tuple(done)))
+                target = self.backend.readlink(name, self.dir_fd(tuple(done)))
             except OSError:
                 return None
             if os.path.isabs(target):
@@ -202,7 +199,7 @@ class Tree:
             try:
                 fd = self.dir_fd(parts)
                 entries = []
-                with os.scandir(fd) as iterator:
+                with self.backend.scandir(fd) as iterator:
                     for entry in iterator:
                         entries.append((entry.name, _entry_kind(entry)))
                 entries.sort(key=lambda item: fsencode(item[0]))

@@ -1,9 +1,10 @@
 """File metadata as an examiner wants it: lstat fields in ns, plus birth time.
 
 Linux exposes birth time only through statx(2), which Python 3.11 does not
-wrap; it is called through ctypes (glibc >= 2.28). Elsewhere, or when statx
-is missing, ``os.stat(..., follow_symlinks=False)`` is used and birth time is
-taken from ``st_birthtime`` where the platform has it (macOS, BSD).
+wrap; it is called through ctypes (glibc >= 2.28): these are the Linux
+backend's calls (fs/linux.py). When statx is missing,
+``os.stat(..., follow_symlinks=False)`` is used instead. The POSIX backend
+(fs/posix.py) builds its Meta from ``os.stat`` with ``st_birthtime``.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import struct
 import sys
 import threading
 from dataclasses import dataclass, fields
+from typing import ClassVar
 
 AT_SYMLINK_NOFOLLOW = 0x100
 AT_EMPTY_PATH = 0x1000
@@ -121,6 +123,9 @@ class Meta:
     mtime_ns: int
     ctime_ns: int
     btime_ns: int | None
+    # Not a recorded field: True on an instance whose st_flags say SF_DATALESS (a cloud placeholder,
+    # fs/posix.py); the capture reads it before any open. Equality and the records ignore it.
+    dataless: ClassVar[bool] = False
 
     @classmethod
     def of(cls, values: tuple) -> Meta:

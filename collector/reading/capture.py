@@ -1,13 +1,16 @@
 """Read one matched file safely and hand its exact bytes to the bundle writer.
 
-Order of operations for a regular file: ``lstat`` (statx) first; open by
+Order of operations for a regular file: ``lstat`` first (statx on Linux);
+a cloud placeholder (SF_DATALESS, macOS) stops here, never opened; open by
 name relative to the parent directory's descriptor with ``O_NOFOLLOW |
-O_NONBLOCK`` and ``O_NOATIME`` where allowed (so neither a symlink swapped in
-nor a FIFO is ever followed or blocks); ``fstat`` to prove the open file is
-the inode that was ``lstat``-ed; read to end of file; ``fstat`` and ``lstat``
-again. The bytes stored are exactly the bytes read, the digest is theirs,
-and any difference between the before and after states flags the file as
-changed during read, with both states recorded.
+O_NONBLOCK``, and ``O_NOATIME`` where the platform has it and the kernel
+allows it (so neither a symlink swapped in nor a FIFO is ever followed or
+blocks; fs/platform.py chooses the backend, each file records its atime
+protection); ``fstat`` to prove the open file is the inode that was
+``lstat``-ed; read to end of file; ``fstat`` and ``lstat`` again. The bytes
+stored are exactly the bytes read, the digest is theirs, and any difference
+between the before and after states flags the file as changed during read,
+with both states recorded.
 
 A file read into memory is hashed once, whole, from the one immutable
 ``bytes`` object that is then stored. A large one (HASHED_BY_WRITER bytes or
@@ -32,16 +35,14 @@ from dataclasses import dataclass, field
 from typing import IO
 
 from aitrail.collector.bundle.layout import IndexEntry
+from aitrail.collector.bundle.vocabulary import NOT_READ_WOULD_DOWNLOAD
 from aitrail.collector.bundle.writer import BundleWriter, HeaderFields
 from aitrail.collector.finding.secret_inodes import SecretInodes
 from aitrail.collector.finding.vetoes import inode_veto
 from aitrail.collector.finding.walk import Tree
-from aitrail.collector.fs.meta import Meta, fstat_meta, lstat_at, meta_of_stat
+from aitrail.collector.fs.backend import DATALESS_REASON
+from aitrail.collector.fs.meta import Meta, meta_of_stat
 
-O_NOATIME = getattr(os, "O_NOATIME", 0)
-_OPEN_FLAGS = (
-    os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
-)
 CHUNK = 1024 * 1024
 # A small file is read with requests of its expected remaining length + 1 (at
 # least this much), not CHUNK: a 1 MiB request for a 12 KB file costs an
@@ -65,12 +66,15 @@ _ZEROS = bytes(CHUNK)
 class Capture:
     """What happened when one file was read."""
 
-    outcome: str  # collected | changed_during_read | vanished | permission_denied | read_error | special_file | symlink
+    # collected | changed_during_read | vanished | permission_denied | read_error | special_file | symlink
+    # | never_collect | not_read_would_download
+    outcome: str
     before: Meta | None = None
     after: Meta | None = None
     size: int = 0
     sha256: str | None = None  # None for large bytes in ``data``: the writer hashes them (see write_to)
-    noatime: bool = False
+    atime_protection: str | None = None  # what the open had (backend.ATIME_*); None: never opened
+    reason: str = ""
     attempts: int = 0
     error: OSError | None = None
     notes: list[str] = field(default_factory=list)
@@ -116,6 +120,7 @@ class Capturer:
     def __init__(self, tree: Tree, spool_dir: str, writer: BundleWriter,
                  forbidden: SecretInodes | None = None, file_seconds: float | None = None):
         self.tree = tree
+        self.backend = tree.backend
         self.writer = writer
         self.spool_dir = spool_dir
         self.forbidden = forbidden if forbidden is not None else SecretInodes({}, [])
@@ -128,7 +133,7 @@ class Capturer:
         name = parts[-1]
         try:
             parent = self.tree.dir_fd(parts[:-1])  # opened without following links
-            before = lstat_at(parent, name)
+            before = self.backend.lstat_at(parent, name)
         except FileNotFoundError as exc:
             return Capture("vanished", error=exc)
         except OSError as exc:
@@ -143,7 +148,7 @@ class Capturer:
 
     def _capture_link(self, parent: int, name: str, before: Meta) -> Capture:
         try:
-            target = os.readlink(os.fsencode(name), dir_fd=parent)
+            target = self.backend.readlink(os.fsencode(name), parent)
         except FileNotFoundError as exc:
             return Capture("vanished", before=before, error=exc)
         except OSError as exc:
@@ -152,22 +157,18 @@ class Capturer:
 
     # -- regular files --------------------------------------------------------------
 
-    @staticmethod
-    def _open(parent: int, name: str) -> tuple[int, bool]:
-        if O_NOATIME:
-            try:
-                return os.open(name, _OPEN_FLAGS | O_NOATIME, dir_fd=parent), True
-            except PermissionError as exc:
-                if exc.errno != errno_module.EPERM:  # EACCES is a real denial
-                    raise
-        return os.open(name, _OPEN_FLAGS, dir_fd=parent), False
+    def _open(self, parent: int, name: str) -> tuple[int, str]:
+        """The backend's open: (fd, the atime protection it had)."""
+        return self.backend.open_file(name, parent)
 
     def _capture_regular(self, parent: int, name: str, before: Meta, member: str) -> Capture:
         veto = inode_veto(self.forbidden, before)
         if veto is not None:  # the walk leaves a listed file's lstat to here: vetoed before any open
             return Capture("never_collect", before=before, notes=[veto])
+        if before.dataless:  # a cloud placeholder: opening it would download it
+            return Capture(NOT_READ_WOULD_DOWNLOAD, before=before, reason=DATALESS_REASON)
         try:
-            fd, noatime = self._open(parent, name)
+            fd, atime_protection = self._open(parent, name)
         except FileNotFoundError as exc:
             return Capture("vanished", before=before, error=exc)
         except OSError as exc:
@@ -179,17 +180,17 @@ class Capturer:
             opened = os.fstat(fd)  # the raw result: a Meta is built only if it differs
             if not stat_module.S_ISREG(opened.st_mode) or opened.st_ino != before.ino or opened.st_dev != before.dev:
                 now = meta_of_stat(opened)
-                return Capture("changed_during_read", before=before, after=now, noatime=noatime,
+                return Capture("changed_during_read", before=before, after=now, atime_protection=atime_protection,
                                notes=[f"replaced between lstat and open (now {now.kind}): not read"])
             veto = self.forbidden.veto(opened.st_dev, opened.st_ino, opened.st_nlink)
             if veto is not None:  # linked since the lstat: the open descriptor is closed unread
-                return Capture("never_collect", before=before, noatime=noatime,
+                return Capture("never_collect", before=before, atime_protection=atime_protection,
                                notes=[veto.replace(": never opened", ": never read")])
             if before.size <= IN_MEMORY_LIMIT:
                 result = self._read_small(fd, before, member)
             else:
                 result = self._read_streaming(fd, before, member)
-            result.noatime = noatime
+            result.atime_protection = atime_protection
             result.after = self._state_after(parent, name, fd, result)
             if result.after is not None and not before.same_content_state(result.after):
                 result.outcome = "changed_during_read"
@@ -198,13 +199,12 @@ class Capturer:
                 result.outcome = "changed_during_read"
             return result
         except OSError as exc:
-            return Capture("read_error", before=before, error=exc, noatime=noatime)
+            return Capture("read_error", before=before, error=exc, atime_protection=atime_protection)
         finally:
             os.close(fd)
 
-    @staticmethod
-    def _state_after(parent: int, name: str, fd: int, result: Capture) -> Meta | None:
-        after_fd = fstat_meta(fd)
+    def _state_after(self, parent: int, name: str, fd: int, result: Capture) -> Meta | None:
+        after_fd = self.backend.fstat_meta(fd)
         try:
             after_path = os.stat(name, dir_fd=parent, follow_symlinks=False)  # only its inode is compared
         except OSError:

@@ -107,6 +107,8 @@ def _record(job: _Job, result: Capture, stored: IndexEntry | None) -> bool:
     entry.outcome, entry.error, entry.notes = result.outcome, result.error, entry.notes + result.notes
     if result.outcome == oc.NEVER_COLLECT:
         entry.reason = result.notes[-1] if result.notes else "credential"
+    elif result.reason:
+        entry.reason = result.reason
     entry.meta = result.before or entry.meta
     entry.after, entry.attempts, entry.link_target = result.after, result.attempts, result.link_target
     entry.holes = result.holes
@@ -114,11 +116,11 @@ def _record(job: _Job, result: Capture, stored: IndexEntry | None) -> bool:
         entry.kind = result.before.kind
     if result.outcome in (oc.COLLECTED, oc.CHANGED) and stored is not None and stored.type == "file":
         entry.member, entry.sha256, entry.stored_size = job.member, stored.sha256, result.size
-        entry.noatime = result.noatime
+        entry.atime_protection = result.atime_protection
         return stored.sha256 is None
     if result.outcome in (oc.COLLECTED, oc.CHANGED) and result.sha256:  # streamed: written while read
         entry.member, entry.sha256, entry.stored_size = job.member, result.sha256, result.size
-        entry.noatime = result.noatime
+        entry.atime_protection = result.atime_protection
     elif result.outcome == oc.SYMLINK:
         entry.member = job.link_member
     return False
@@ -126,7 +128,7 @@ def _record(job: _Job, result: Capture, stored: IndexEntry | None) -> bool:
 
 def _copy_capture(first: oc.Entry, entry: oc.Entry) -> None:
     for name in ("outcome", "error", "meta", "after", "attempts", "link_target", "member", "sha256",
-                 "stored_size", "noatime", "kind", "holes"):
+                 "stored_size", "atime_protection", "kind", "holes", "reason"):
         setattr(entry, name, getattr(first, name))
     entry.notes = entry.notes + first.notes
     entry.duplicate_of = f"{first.target.store} (the same file, matched by another store)"

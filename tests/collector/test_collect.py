@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from aitrail.collector.bundle.reader import BundleReader
+from tests.collector.backends import protects_atime, settle_access_times
 from tests.conftest import TOY_CATALOG, all_decompressed, bundle_json, bundle_records, toy_collect, write_tree
 
 SECRET = b"sk-live-THIS-MUST-NEVER-LEAVE-THE-MACHINE"
@@ -211,23 +212,36 @@ def _atime_moves_on_plain_read(path: Path) -> bool:
 
 
 def test_access_times_unchanged_by_collection(cli, tmp_path):
+    """O_NOATIME (Linux backend) leaves every access time; without it (POSIX backend) the records say so."""
     base = write_tree(tmp_path / "h", {".toy/index.json": "[1]", ".toy/sessions/a/s.jsonl": "{}\n"})
     probe = write_tree(tmp_path / "probe", {"p": "x"}) / "p"
     if not _atime_moves_on_plain_read(probe):
         pytest.skip("this filesystem does not update atime on read (noatime mount): nothing to prove")
     old = 1_000_000_000_000_000_000
-    watched = [base / ".toy/index.json", base / ".toy/sessions/a/s.jsonl", base / ".toy/sessions/a", base / ".toy"]
+    files = [base / ".toy/index.json", base / ".toy/sessions/a/s.jsonl"]
+    watched = [*files, base / ".toy/sessions/a", base / ".toy"]
     for path in watched:
         os.utime(path, ns=(old, os.lstat(path).st_mtime_ns))
     out = tmp_path / "b.tar.zst"
     assert toy_collect(cli, base, out).exit_code == 0
-    assert [os.lstat(path).st_atime_ns for path in watched] == [old] * len(watched)
     records = [r for r in bundle_records(out) if r["outcome"] == "collected"]
-    assert records and all(r["o_noatime"] for r in records)
+    assert len(records) == len(files)
+    assert all(r["stat"]["atime_ns"] == old for r in records)  # the lstat before the read, either way
+    walk = bundle_json(out, "aitrail/collection.json")["walk"]
+    if protects_atime():
+        assert [os.lstat(path).st_atime_ns for path in watched] == [old] * len(watched)
+        assert all(r["o_noatime"] is True and r["atime_protection"] == "o_noatime" for r in records)
+        assert walk["files_read_with_o_noatime"] == len(files) and walk["directories_opened_without_o_noatime"] == 0
+    else:  # nothing kept the reads from moving the access times: recorded as such, and they did move
+        assert all(os.lstat(path).st_atime_ns != old for path in files)
+        assert all(r["o_noatime"] is False and r["atime_protection"] == "none" for r in records)
+        assert walk["files_read_without_o_noatime"] == len(files)
+        assert walk["directories_opened_without_o_noatime"] == walk["directories_opened"] > 0
 
 
 def test_two_runs_over_a_frozen_tree_are_identical(cli, home, tmp_path):
     first, second = tmp_path / "1.tar.zst", tmp_path / "2.tar.zst"
+    settle_access_times(lambda: toy_collect(cli, home, tmp_path / "settle.tar.zst"))
     toy_collect(cli, home, first)
     toy_collect(cli, home, second)
     with BundleReader(first) as one, BundleReader(second) as two:
@@ -257,6 +271,7 @@ def test_payload_frames_are_byte_identical_across_runs(cli, tmp_path, monkeypatc
     base = write_tree(tmp_path / "h", {f".toy/notes/f{index:02d}": os.urandom(size)
                                         for index, size in enumerate(sizes)})
     first, second = tmp_path / "1.tar.zst", tmp_path / "2.tar.zst"
+    settle_access_times(lambda: toy_collect(cli, base, tmp_path / "settle.tar.zst"))
     assert toy_collect(cli, base, first).exit_code == 0
     assert toy_collect(cli, base, second).exit_code == 0
     (one_bytes, one_index), (two_bytes, two_index) = _payload_frames(first), _payload_frames(second)

@@ -56,7 +56,7 @@ def entries(draw, target: Target) -> oc.Entry:
     entry.error = draw(st.sampled_from([None, OSError(errno.ENOENT, "gone"), OSError("no errno"),
                                         FileNotFoundError(errno.ENOENT, "vanished during the walk")]))
     entry.after = draw(st.one_of(st.none(), st.just(entry.meta), metas()))
-    entry.noatime = draw(st.sampled_from([None, True, False]))
+    entry.atime_protection = draw(st.sampled_from([None, "o_noatime", "none"]))
     entry.attempts = draw(st.integers(min_value=0, max_value=3))
     entry.notes = draw(st.lists(TEXT, max_size=3))
     entry.link_target = draw(st.one_of(st.none(), st.binary(max_size=8)))

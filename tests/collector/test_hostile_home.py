@@ -272,7 +272,8 @@ def test_a_home_that_is_only_reachable_through_an_absolute_link_in_an_image_stay
     out = tmp_path / "b.tar.zst"
     assert cli("collect", "--catalog", TOY_CATALOG, "--root", image, "-o", out, "--quiet").exit_code == 0
     assert "data/alice/.toy/index.json" in members(out)
-    assert all(h["path"].startswith(str(image)) for h in bundle_json(out, "aitrail/collection.json")["homes"])
+    # recorded as the subject's path: the home is /data/home/alice inside the image (never this machine's)
+    assert [h["path"] for h in bundle_json(out, "aitrail/collection.json")["homes"]] == ["/data/home/alice"]
 
 
 # -- deep, blocking and endless inputs ------------------------------------------------------
@@ -373,16 +374,16 @@ def test_a_file_growing_while_read_is_read_to_its_size_plus_a_margin(cli, tmp_pa
     path = home / ".toy/sessions/p/live.jsonl"
     opened = capture_module.Capturer._open
 
-    def open_while_it_grows(parent: int, name: str) -> tuple[int, bool]:
+    def open_while_it_grows(capturer, parent: int, name: str) -> tuple[int, str]:
         # the writer below races the read; on a loaded machine it can sit out the few milliseconds
         # between the collector's lstat and its last read, so the file also grows here, for certain
-        result = opened(parent, name)
+        result = opened(capturer, parent, name)
         if name == path.name:
             with path.open("ab") as handle:
                 handle.write(b"y" * (4 * margin) + b"\n")
         return result
 
-    monkeypatch.setattr(capture_module.Capturer, "_open", staticmethod(open_while_it_grows))
+    monkeypatch.setattr(capture_module.Capturer, "_open", open_while_it_grows)
     writer = subprocess.Popen([sys.executable, "-c", WRITER, str(path), str(400 * 1024 * 1024)])
     try:
         start = path.stat().st_size
