@@ -20,6 +20,7 @@ from pathlib import Path
 
 from aitrail.collector import __version__
 from aitrail.collector.finding.plan import Home, unique_labels
+from aitrail.collector.image.homes import uid_range
 
 
 def homes_from_dirs(paths: list[str]) -> list[Home]:
@@ -59,17 +60,13 @@ def homes_of_all_users(agent_dirs: tuple[str, ...] = ()) -> list[Home]:
 
 
 def login_uid_range(path: str = "/etc/login.defs") -> tuple[int, int]:
-    """UID_MIN and UID_MAX of login.defs (1000 and 60000 where it does not say)."""
-    values = {"UID_MIN": 1000, "UID_MAX": 60000}
+    """UID_MIN and UID_MAX of this machine's login.defs (1000 and 60000 where it does not say)."""
     try:
         with open(path, encoding="utf-8", errors="replace") as handle:
-            for line in itertools.islice(handle, 10_000):
-                parts = line.split()
-                if len(parts) >= 2 and parts[0] in values and parts[1].isdigit():
-                    values[parts[0]] = int(parts[1])
+            return uid_range(itertools.islice(handle, 10_000))
     except OSError:
-        pass
-    return values["UID_MIN"], values["UID_MAX"]
+        return uid_range(())
+
 
 
 def current_user_home() -> Home:

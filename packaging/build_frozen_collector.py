@@ -30,7 +30,6 @@ from __future__ import annotations
 import argparse
 import ast
 import datetime as dt
-import hashlib
 import importlib.metadata
 import importlib.util
 import json
@@ -253,14 +252,10 @@ def write_zip(folder: Path, target: Path) -> None:
                 archive.write(path, Path(folder.name, path.relative_to(folder)).as_posix())
 
 
-def write_checksum(target: Path) -> Path:
-    """``<zip>.sha256`` in sha256sum's format."""
-    hasher = hashlib.sha256()
-    with open(target, "rb") as handle:
-        for chunk in iter(lambda: handle.read(1 << 20), b""):
-            hasher.update(chunk)
+def write_checksum(target: Path, frozen: ModuleType) -> Path:
+    """``<zip>.sha256`` in sha256sum's format (the digest by frozen.file_sha256, as the folder's files)."""
     checksum = target.with_name(target.name + ".sha256")
-    checksum.write_text(f"{hasher.hexdigest()}  {target.name}\n", encoding="utf-8")
+    checksum.write_text(f"{frozen.file_sha256(target)}  {target.name}\n", encoding="utf-8")
     return checksum
 
 
@@ -289,7 +284,7 @@ def build(dist: Path, work: Path) -> Path:
     files = frozen.folder_files(folder)
     target = dist / f"{name}.zip"
     write_zip(folder, target)
-    checksum = write_checksum(target)
+    checksum = write_checksum(target, frozen)
     say(f"folder   {folder}: {len(files)} files, {sum(entry['size'] for entry in files.values()):,} bytes")
     say(f"         folder_sha256 {frozen.folder_digest(files)} (collection.json tool.build.folder_sha256)")
     say(f"         collector_sha256 {manifest['collector_sha256']}")

@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import stat as stat_module
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from aitrail.collector.finding import contain
@@ -74,9 +75,9 @@ def _named_homes(jail: contain.Jail, paths: tuple[str, ...]) -> list[FoundHome]:
 
 
 def _inside_image(jail: contain.Jail, path: str) -> str:
-    absolute = os.path.abspath(path)
-    if jail.contains(os.path.realpath(absolute)) and os.path.realpath(absolute) != jail.real:
-        return "/" + jail.relative(os.path.realpath(absolute))
+    real = os.path.realpath(path)
+    if jail.contains(real) and real != jail.real:
+        return "/" + jail.relative(real)
     return "/" + path.lstrip("/")
 
 
@@ -111,9 +112,14 @@ def passwd_entries(data: bytes) -> list[tuple[str, int, str]]:
 
 def image_login_range(jail: contain.Jail) -> tuple[int, int]:
     """UID_MIN and UID_MAX of the image's etc/login.defs (1000 and 60000 where it does not say)."""
-    values = {"UID_MIN": 1000, "UID_MAX": 60000}
     defs = read_file(jail, "/etc/login.defs", LOGIN_DEFS_LIMIT)
-    for line in (defs.data or b"").decode("utf-8", "replace").splitlines():
+    return uid_range((defs.data or b"").decode("utf-8", "replace").splitlines())
+
+
+def uid_range(lines: Iterable[str]) -> tuple[int, int]:
+    """UID_MIN and UID_MAX of login.defs lines, an image's or this machine's (1000 and 60000 where they do not say)."""
+    values = {"UID_MIN": 1000, "UID_MAX": 60000}
+    for line in lines:
         parts = line.split()
         if len(parts) >= 2 and parts[0] in values and parts[1].isdigit():
             values[parts[0]] = int(parts[1])

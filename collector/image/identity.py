@@ -20,9 +20,17 @@ from __future__ import annotations
 import os
 import plistlib
 import re
+import stat as stat_module
 
 from aitrail.collector.finding import contain
-from aitrail.collector.image.files import find_case_insensitive, image_jail, open_regular, read_file, read_link
+from aitrail.collector.image.files import (
+    find_case_insensitive,
+    image_jail,
+    open_regular,
+    read_file,
+    read_link,
+    real_path,
+)
 
 SMALL = 64 * 1024  # host name, time zone and release files: a few bytes each
 PLIST_LIMIT = 4 * 1024 * 1024
@@ -48,8 +56,12 @@ def describe_image(root: str) -> tuple[dict, dict]:
 
 
 def real_exists(jail: contain.Jail, path: str) -> bool:
-    """True when ``path`` is a regular file inside the image."""
-    return read_file(jail, path, PLIST_LIMIT).data is not None
+    """True when ``path`` is a regular file inside the image (looked up, not read: _macos reads it)."""
+    real = real_path(jail, path)
+    try:
+        return real is not None and stat_module.S_ISREG(os.lstat(real).st_mode)
+    except OSError:
+        return False
 
 
 # -- Linux ---------------------------------------------------------------------------
