@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from aitrail.analyzer.formats.calls import CallLedger
-from aitrail.analyzer.view.rows import Draft
+from aitrail.analyzer.view.rows import Draft, over_limit
 
 # Distinct call ids one ledger holds (one file, or one OpenCode session). Real transcripts
 # hold hundreds of calls, the longest a few tens of thousands; at the limit the ledger
@@ -132,8 +132,7 @@ class BoundedLedger:
             return
         self._reported = True
         call = self.first_over
-        yield Draft("system", f"parser: tool calls over the limit ({MAX_CALL_IDS} call ids held to pair calls with "
-                              f"results); the calls from here on were written without being held ({self.not_held} "
-                              "in all): a result of one reads as having no call before it, and one never answered "
-                              "has no row saying so", call.locator, timestamp_source="none",
-                    session_id=call.session_id, project_path=call.project_path)
+        yield over_limit("tool calls", f"{MAX_CALL_IDS} call ids held to pair calls with results", "the calls from "
+                         f"here on were written without being held ({self.not_held} in all): a result of one reads "
+                         "as having no call before it, and one never answered has no row saying so", call.locator,
+                         session_id=call.session_id, project_path=call.project_path)

@@ -67,7 +67,7 @@ from aitrail.analyzer.formats.vscode_chat_model import (  # the types, re-export
     same_name,
 )
 from aitrail.analyzer.view.decode import decode_json
-from aitrail.analyzer.view.rows import Draft, ns_from_ms
+from aitrail.analyzer.view.rows import Draft, ns_from_ms, over_limit
 
 __all__ = ["IGNORED_PARTS", "ChatRequest", "ChatSession", "Confirmation", "IndexEntry", "ResponsePart", "ToolCall",
            "ToolInvocation", "ToolRound", "base_call_id", "choose_session_files", "json_pointer",
@@ -109,9 +109,8 @@ class ReadBudget:
 
     def row(self) -> Draft:
         """The ``parser:`` row of a budget passed (call only when ``over_at`` is set)."""
-        return Draft("system", f"parser: session over the limit ({MAX_SESSION_ITEMS} requests, response parts, tool "
-                               f"rounds, calls and results read); {self.counted} more from here on were counted, not "
-                               "read", self.over_at, timestamp_source="none")
+        return over_limit("session", f"{MAX_SESSION_ITEMS} requests, response parts, tool rounds, calls and results "
+                          "read", f"{self.counted} more from here on were counted, not read", self.over_at)
 
 
 def _text(value: object) -> str:

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 import zstandard
 
 from aitrail.analyzer.view.bundle import Bundle, MemberUnreadable, Source
-from aitrail.analyzer.view.rows import Draft
+from aitrail.analyzer.view.rows import Draft, over_limit
 
 # Limits of parsing (docs/timeline.md "Limits of parsing"). A line or document over a limit
 # is one ``parser:`` row; the bytes over it are counted, never held.
@@ -61,8 +61,7 @@ def line_too_long(number: int, length: int) -> Draft:
 
 def content_capped(number: int, limit: int) -> Draft:
     """The row that says a compressed member's content passed the cap at line ``number``."""
-    return Draft("system", f"parser: decompressed content over the limit ({limit} bytes); "
-                           "the rest of the file was not read", f"line:{number}", timestamp_source="none")
+    return over_limit("decompressed content", f"{limit} bytes", "the rest of the file was not read", f"line:{number}")
 
 
 class _Splitter:

@@ -63,6 +63,18 @@ class Provenance:
     origin: str  # the store's catalog origin mapped to primary/secondary
 
 
+def over_limit(what: str, held: str, then: str, locator: str, **columns: str) -> Draft:
+    """The ``parser:`` row of a reached budget: what went over, what was held, and what that does to what follows.
+
+    Every bound on what a parser holds says so in this one form
+    (``parser: <what> over the limit (<held>); <then>``, untimed; see
+    docs/timeline.md "Limits of parsing"); ``columns`` are the row's session
+    and project where the parser knows them.
+    """
+    return Draft("system", f"parser: {what} over the limit ({held}); {then}", locator, timestamp_source="none",
+                 **columns)
+
+
 def ns_from_ms(value) -> int | None:
     """Milliseconds since the epoch (int, float or digit string) to ns; None if not a time."""
     try:

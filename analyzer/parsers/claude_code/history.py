@@ -30,7 +30,7 @@ from aitrail.analyzer.formats.jsonl import Line, each_line
 from aitrail.analyzer.formats.text import bad_line, bad_record, json_document
 from aitrail.analyzer.view.bundle import MemberUnreadable
 from aitrail.analyzer.view.context import ParseContext
-from aitrail.analyzer.view.rows import Draft, ns_from_ms
+from aitrail.analyzer.view.rows import Draft, ns_from_ms, over_limit
 
 _PASTE = re.compile(r"\[Pasted text #(\d+)(?: \+\d+ lines)?\]")
 
@@ -111,10 +111,9 @@ def parse_history(ctx: ParseContext) -> Iterator[Draft]:
 
     yield from each_line(ctx, row)
     if read_cached.over_at is not None:
-        yield Draft("system", f"parser: pasted text over the limit ({PASTE_BUDGET_CHARS} characters put back into "
-                              f"this file's prompts); from line {read_cached.over_at} on, placeholders whose paste "
-                              "did not fit are left as written (each paste file is a row of its own)",
-                    f"line:{read_cached.over_at}", timestamp_source="none")
+        yield over_limit("pasted text", f"{PASTE_BUDGET_CHARS} characters put back into this file's prompts",
+                         f"from line {read_cached.over_at} on, placeholders whose paste did not fit are left as "
+                         "written (each paste file is a row of its own)", f"line:{read_cached.over_at}")
 
 
 def _prompt_row(line: Line, read_cached) -> Iterator[Draft]:

@@ -37,6 +37,7 @@ from aitrail.analyzer.view.rows import (
     ns_from_iso,
     ns_from_ms,
     ns_from_seconds,
+    over_limit,
 )
 
 from .items import as_text, json_value
@@ -221,10 +222,9 @@ def _state_rows(ctx: ParseContext, connection: sqlite3.Connection) -> Iterator[D
     # an edge row gives its child's creation time: keep it only for the children edges name
     wanted, over_at = _edge_children(connection, known) if has_edges else (set(), None)
     if over_at is not None:
-        yield Draft("system", f"parser: spawn edge children over the limit (about {MAX_CHILD_BYTES} bytes of child "
-                              "thread ids held for their creation time); from this edge on, an edge row whose "
-                              "child was not held has no time", f"sqlite:thread_spawn_edges:{over_at}",
-                    timestamp_source="none")
+        yield over_limit("spawn edge children", f"about {MAX_CHILD_BYTES} bytes of child thread ids held for their "
+                         "creation time", "from this edge on, an edge row whose child was not held has no time",
+                         f"sqlite:thread_spawn_edges:{over_at}")
     created: dict[str, int | None] = {}
     for thread in _table(connection, "threads"):
         locator = f"sqlite:threads:{as_text(thread.get('_rowid'))}"

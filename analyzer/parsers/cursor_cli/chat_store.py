@@ -21,7 +21,7 @@ from aitrail.analyzer.formats.text import bad_file, bad_record
 from aitrail.analyzer.view import sqlite_safe
 from aitrail.analyzer.view.context import ParseContext
 from aitrail.analyzer.view.decode import decode_json
-from aitrail.analyzer.view.rows import Draft, format_timestamp, ns_from_ms
+from aitrail.analyzer.view.rows import Draft, format_timestamp, ns_from_ms, over_limit
 
 from .content import Conversation
 from .places import chat_place, project_for
@@ -138,10 +138,9 @@ class _Blobs:
         """The ``parser:`` row of a table over BLOB_ID_BUDGET (None within it)."""
         if not self.over:
             return None
-        return Draft("system", f"parser: blob ids over the limit ({BLOB_ID_BUDGET} bytes held, each id costing "
-                               f"{ID_COST} more than its length); {self.over} blobs from this row on were counted, "
-                               "not read: a blob among them that the tree names is reported missing",
-                     f"sqlite:blobs:{self.over_at}", timestamp_source="none")
+        return over_limit("blob ids", f"{BLOB_ID_BUDGET} bytes held, each id costing {ID_COST} more than its length",
+                          f"{self.over} blobs from this row on were counted, not read: a blob among them that the "
+                          "tree names is reported missing", f"sqlite:blobs:{self.over_at}")
 
     def data(self, blob_id: str) -> object:
         """The blob's data (an Oversize when it is too long to read)."""

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from aitrail.analyzer.formats.idioms import file_mtime
 from aitrail.analyzer.formats.text import bad_file, bad_record
 from aitrail.analyzer.view.context import ParseContext
-from aitrail.analyzer.view.rows import Draft
+from aitrail.analyzer.view.rows import Draft, over_limit
 
 BLOCK_SCALARS = ("|", "|-", "|+", ">", ">-", ">+")
 # Front-matter entries held until the rows are written (the plan: row, which names the plan, comes
@@ -61,10 +61,9 @@ class _Front:
         """The ``parser:`` row of a front matter over MAX_FRONT_ENTRIES (None within it)."""
         if not self.over_at:
             return None
-        return Draft("system", f"parser: front matter over the limit ({MAX_FRONT_ENTRIES} fields, todos, todo "
-                               f"fields, block lines and problems held); {self.counted} lines from line "
-                               f"{self.over_at} on were counted, not read", f"line:{self.over_at}",
-                     timestamp_source="none")
+        return over_limit("front matter", f"{MAX_FRONT_ENTRIES} fields, todos, todo fields, block lines and problems "
+                          "held", f"{self.counted} lines from line {self.over_at} on were counted, not read",
+                          f"line:{self.over_at}")
 
 
 class _Lines:

@@ -15,7 +15,7 @@ from aitrail.analyzer.formats.idioms import file_mtime, setting_value
 from aitrail.analyzer.formats.jsonl import Line, read_jsonl
 from aitrail.analyzer.formats.text import bad_line, bad_record, excerpt
 from aitrail.analyzer.view.context import ParseContext
-from aitrail.analyzer.view.rows import Draft
+from aitrail.analyzer.view.rows import Draft, over_limit
 
 from .content import Conversation, split_user_text
 from .places import project_for, transcript_place
@@ -170,11 +170,10 @@ class _TextTranscript:
         elif block.kind == "result":
             yield from self._result(block, where)
         if block.over_at:
-            yield Draft("system", f"parser: block over the limit ({BLOCK_BUDGET} characters held, each line counting "
-                                  f"{LINE_COST} more); {block.counted} lines from line {block.over_at} on were "
-                                  f"counted, not read: the block's row at {where} holds the text before them",
-                        f"line:{block.over_at}", timestamp_source="none", session_id=self.base["session_id"],
-                        project_path=self.base["project_path"])
+            yield over_limit("block", f"{BLOCK_BUDGET} characters held, each line counting {LINE_COST} more",
+                             f"{block.counted} lines from line {block.over_at} on were counted, not read: the "
+                             f"block's row at {where} holds the text before them", f"line:{block.over_at}",
+                             session_id=self.base["session_id"], project_path=self.base["project_path"])
 
     def _result(self, block: _Block, where: str) -> Iterator[Draft]:
         call = self.ledger.take_named(block.head)  # the format has no ids: the oldest open call of that tool

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from aitrail.analyzer.formats.text import bad_record
 from aitrail.analyzer.view import sqlite_safe
 from aitrail.analyzer.view.decode import decode_json
-from aitrail.analyzer.view.rows import Draft, ns_from_ms
+from aitrail.analyzer.view.rows import Draft, ns_from_ms, over_limit
 
 HEADERS_TABLE = "composerHeaders"
 # Headers held while the composers are read (each costs its name, folder and locator plus HEADER_COST
@@ -102,10 +102,9 @@ def read_headers(connection: sqlite3.Connection) -> Generator[Draft, None, dict[
     finally:
         connection.text_factory = previous
     if over:
-        yield Draft("system", f"parser: composerHeaders over the limit ({HEADERS_BUDGET} bytes of headers held, "
-                              f"each costing {HEADER_COST} more than its text); {over} rows from this one on were "
-                              "counted, not read: their names and folders are not shown", over_at,
-                    timestamp_source="none")
+        yield over_limit("composerHeaders", f"{HEADERS_BUDGET} bytes of headers held, each costing {HEADER_COST} more "
+                         "than its text", f"{over} rows from this one on were counted, not read: their names and "
+                         "folders are not shown", over_at)
     return headers
 
 

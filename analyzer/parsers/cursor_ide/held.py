@@ -22,7 +22,7 @@ from collections.abc import Iterator
 
 from aitrail.analyzer.formats import vscode_db
 from aitrail.analyzer.formats.vscode_db import CURSOR_TABLE, KeyRow
-from aitrail.analyzer.view.rows import Draft
+from aitrail.analyzer.view.rows import Draft, over_limit
 
 COMPOSER_PREFIX = "composerData:"
 # composer ids held, each costing its characters plus ID_COST (its string and set slot): 32 MiB holds
@@ -103,10 +103,9 @@ class KnownComposers:
         """The ``parser:`` row of ids holding ':' over COLON_BUDGET (None within it)."""
         if not self.colon_over_at:
             return None
-        return Draft("system", f"parser: composer ids holding ':' over the limit ({COLON_BUDGET} bytes held, each id "
-                               f"costing {PART_COST} more per part); from this composer on, the bubbles of such a "
-                               "composer may be shown a second time, under the id before its first ':'",
-                     self.colon_over_at, timestamp_source="none")
+        return over_limit("composer ids holding ':'", f"{COLON_BUDGET} bytes held, each id costing {PART_COST} more "
+                          "per part", "from this composer on, the bubbles of such a composer may be shown a second "
+                          "time, under the id before its first ':'", self.colon_over_at)
 
 
 class ComposerBubbles:

@@ -18,7 +18,7 @@ from aitrail.analyzer.formats.vscode_db import CURSOR_TABLE, ITEM_TABLE
 from aitrail.analyzer.formats.vscode_workspace import workspace_target
 from aitrail.analyzer.view.bundle import MemberUnreadable, Source
 from aitrail.analyzer.view.context import ParseContext
-from aitrail.analyzer.view.rows import Draft, ns_from_ms
+from aitrail.analyzer.view.rows import Draft, ns_from_ms, over_limit
 
 from . import held
 from .bubbles import Conversation, bubble_rows
@@ -153,10 +153,9 @@ def _listed_rows(ctx: ParseContext, connection: sqlite3.Connection, project: str
         return
     known, whole = _known_composers(ctx)
     if not whole:
-        yield Draft("system", f"parser: composer ids of the global databases over the limit ({held.KNOWN_BUDGET} "
-                              f"bytes held, each id costing {held.ID_COST} more); a listed composer not among them "
-                              "is given a session: row below, though its conversation may be in a global database",
-                    row.locator(), timestamp_source="none", project_path=project)
+        yield over_limit("composer ids of the global databases", f"{held.KNOWN_BUDGET} bytes held, each id costing "
+                         f"{held.ID_COST} more", "a listed composer not among them is given a session: row below, "
+                         "though its conversation may be in a global database", row.locator(), project_path=project)
     composers = value.get("allComposers") if isinstance(value, dict) else None
     for position, item in enumerate(composers if isinstance(composers, list) else ()):
         composer = item.get("composerId") if isinstance(item, dict) else None

@@ -32,7 +32,7 @@ from aitrail.analyzer.formats.text import bad_record, excerpt, json_document
 from aitrail.analyzer.view.bundle import MemberUnreadable
 from aitrail.analyzer.view.context import ParseContext
 from aitrail.analyzer.view.decode import decode_cost, decode_json
-from aitrail.analyzer.view.rows import Draft, ns_from_ms
+from aitrail.analyzer.view.rows import Draft, ns_from_ms, over_limit
 
 from .messages import (
     Message,
@@ -82,10 +82,10 @@ def parse_chat_jsonl(ctx: ParseContext) -> Iterator[Draft]:
         else:
             replay.add_draft(item, int(item.locator.split(":", 1)[1]))
     if replay.over_at:
-        replay.note(Draft("system", f"parser: chat replay over the limit (about {replay.limit} bytes of objects "
-                                    f"held); {replay.skipped} lines from line {replay.over_at} on were counted, not "
-                                    "read: the conversation is shown as the lines before them left it",
-                          f"line:{replay.over_at}", timestamp_source="none"), replay.over_at)
+        replay.note(over_limit("chat replay", f"about {replay.limit} bytes of objects held",
+                               f"{replay.skipped} lines from line {replay.over_at} on were counted, not read: the "
+                               "conversation is shown as the lines before them left it", f"line:{replay.over_at}"),
+                    replay.over_at)
     base = {"session_id": replay.session_id(), "project_path": project_path(ctx, replay.metadata.get("projectHash"))}
     yield from _set_aside_note(ctx, base)
     ordered = replay.ordered()

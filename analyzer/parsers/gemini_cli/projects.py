@@ -48,7 +48,7 @@ from aitrail.analyzer.formats.text import bad_file, bad_record
 from aitrail.analyzer.view.bundle import MemberUnreadable, Source
 from aitrail.analyzer.view.context import ParseContext
 from aitrail.analyzer.view.decode import decode_json
-from aitrail.analyzer.view.rows import Draft
+from aitrail.analyzer.view.rows import Draft, over_limit
 
 _GEMINI_FOLDER = re.compile(r"(?:^|/)\.gemini/(tmp|history)/([^/]+)/")
 _ANY_FOLDER = re.compile(r"(?:^|/)(tmp|history)/([^/]+)/")
@@ -243,10 +243,9 @@ def map_limit_rows(ctx: ParseContext, root: str) -> Iterator[Draft]:
     """The ``parser:`` row of a project map over its budget, from the parser of the file whose paths passed it."""
     table = project_map(ctx, root)
     if table.over_member and table.over_member == ctx.source.member:
-        yield Draft("system", f"parser: project map over the limit (about {table.limit} bytes of paths and parent "
-                              f"directories for this .gemini directory); {table.skipped} paths and folder names "
-                              "from this file on were counted, not held: a folder only they would name keeps an "
-                              "empty project_path", "file", timestamp_source="none")
+        yield over_limit("project map", f"about {table.limit} bytes of paths and parent directories for this .gemini "
+                         "directory", f"{table.skipped} paths and folder names from this file on were counted, not "
+                         "held: a folder only they would name keeps an empty project_path", "file")
 
 
 def project_path(ctx: ParseContext, project_hash=None) -> str:

@@ -36,7 +36,7 @@ from aitrail.analyzer.formats.text import bad_file, bad_record, excerpt
 from aitrail.analyzer.view import sqlite_safe
 from aitrail.analyzer.view.context import ParseContext
 from aitrail.analyzer.view.decode import decode_json
-from aitrail.analyzer.view.rows import Draft, ns_from_iso
+from aitrail.analyzer.view.rows import Draft, ns_from_iso, over_limit
 
 from .values import as_text, block_text, compact
 
@@ -87,9 +87,9 @@ class _Held(dict):
         """The ``parser:`` row of a budget passed (None within it)."""
         if not self.over:
             return None
-        return Draft("system", f"parser: {self.what} over the limit ({globals()[self.budget]} bytes held, each entry "
-                               f"costing {ENTRY_COST} more than its text); {self.over} from this row on were counted, "
-                               f"not held: {self.consequence}", self.over_at, timestamp_source="none")
+        return over_limit(self.what, f"{globals()[self.budget]} bytes held, each entry costing {ENTRY_COST} more "
+                          "than its text", f"{self.over} from this row on were counted, not held: {self.consequence}",
+                          self.over_at)
 
 
 class _Book:

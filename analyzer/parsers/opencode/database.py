@@ -32,7 +32,7 @@ from aitrail.analyzer.formats.text import bad_file, bad_record
 from aitrail.analyzer.view import sqlite_safe
 from aitrail.analyzer.view.context import ParseContext
 from aitrail.analyzer.view.decode import decode_json
-from aitrail.analyzer.view.rows import Draft, ns_from_ms
+from aitrail.analyzer.view.rows import Draft, ns_from_ms, over_limit
 
 from . import joined
 from .render import MessageInfo, message_info, message_rows, model_row, part_rows, text_of
@@ -121,10 +121,10 @@ class _Sessions:
     def over_limit_rows(self) -> Iterator[Draft]:
         """One ``parser:`` row when sessions were not held, at the first of them."""
         if self.not_held:
-            yield Draft("system", f"parser: sessions over the limit ({SESSIONS_HELD_BYTES} bytes of session ids and "
-                                  "directories held for their messages and todos); the sessions from here on were "
-                                  f"not held ({self.not_held} in all): their messages and todos are read without "
-                                  "the session's directory and version", self.first_over, timestamp_source="none")
+            yield over_limit("sessions", f"{SESSIONS_HELD_BYTES} bytes of session ids and directories held for their "
+                             "messages and todos", f"the sessions from here on were not held ({self.not_held} in "
+                             "all): their messages and todos are read without the session's directory and version",
+                             self.first_over)
 
 
 def _session(ctx: ParseContext, session: dict, sessions: _Sessions) -> Iterator[Draft]:

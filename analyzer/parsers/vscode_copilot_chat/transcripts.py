@@ -25,7 +25,7 @@ from aitrail.analyzer.formats.call_budget import BoundedLedger
 from aitrail.analyzer.formats.jsonl import Line, each_line
 from aitrail.analyzer.formats.text import excerpt
 from aitrail.analyzer.view.context import ParseContext
-from aitrail.analyzer.view.rows import Draft, ns_from_iso
+from aitrail.analyzer.view.rows import Draft, ns_from_iso, over_limit
 
 from .project import project_of
 
@@ -134,10 +134,10 @@ class TranscriptReader:
             return
         held = self.held
         yield from self.flush()
-        yield Draft("system", f"parser: assistant text of one request over the limit ({PENDING_BUDGET} characters "
-                              f"held, each message counting {MESSAGE_COST} more; {held} held); the reply before this "
-                              "line is its own assistant row, and joining starts again here", line.locator,
-                    timestamp_source="none", session_id=columns["session_id"], project_path=columns["project_path"])
+        yield over_limit("assistant text of one request", f"{PENDING_BUDGET} characters held, each message counting "
+                         f"{MESSAGE_COST} more; {held} held", "the reply before this line is its own assistant row, "
+                         "and joining starts again here", line.locator, session_id=columns["session_id"],
+                         project_path=columns["project_path"])
 
     def _complete(self, data: dict, line: Line, columns: dict) -> Iterator[Draft]:
         call_id = _text(data.get("toolCallId"))
