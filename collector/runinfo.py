@@ -8,6 +8,7 @@ the homes of a mounted image (``--root``) are found by collector/image/homes.py.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import getpass
 import itertools
 import os
@@ -129,7 +130,17 @@ def _read_first_line(path: str) -> str | None:
 
 
 def host_info() -> dict:
-    """What names this machine (host name, OS, kernel, machine and boot ids): the collecting host."""
+    """What names this machine (host name, OS, kernel, machine and boot ids): the collecting host.
+
+    Asked once per process (a live run records it twice, as the subject and as
+    the collecting host): ``getfqdn`` may wait on a resolver, and the answer
+    cannot change within a run. Each caller gets its own copy.
+    """
+    return dict(_host_facts())
+
+
+@functools.cache
+def _host_facts() -> dict:
     uname = platform.uname()
     return {
         "hostname": socket.gethostname(),
