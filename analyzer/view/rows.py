@@ -63,16 +63,16 @@ class Provenance:
     origin: str  # the store's catalog origin mapped to primary/secondary
 
 
-def over_limit(what: str, held: str, then: str, locator: str, **columns: str) -> Draft:
+def over_limit(what: str, held: str, then: str, locator: str, *, session_id: str = "", project_path: str = "") -> Draft:
     """The ``parser:`` row of a reached budget: what went over, what was held, and what that does to what follows.
 
     Every bound on what a parser holds says so in this one form
     (``parser: <what> over the limit (<held>); <then>``, untimed; see
-    docs/timeline.md "Limits of parsing"); ``columns`` are the row's session
-    and project where the parser knows them.
+    docs/timeline.md "Limits of parsing"), with the row's session and project
+    where the parser knows them.
     """
     return Draft("system", f"parser: {what} over the limit ({held}); {then}", locator, timestamp_source="none",
-                 **columns)
+                 session_id=session_id, project_path=project_path)
 
 
 def ns_from_ms(value) -> int | None:
