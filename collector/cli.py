@@ -28,6 +28,7 @@ class LazyGroup(click.Group):
             "verify": ("aitrail.collector.verify.cli", "verify"),
             "keygen": ("aitrail.collector.verify.cli", "keygen"),
             "catalog": ("aitrail.collector.catalog.cli", "catalog_group"),
+            "import": ("aitrail.collector.foreign.cli", "import_command"),
             "analyze": ("aitrail.analyzer.cli", "analyze"), "export": ("aitrail.analyzer.outputs.cli", "export"),
             "extract": ("aitrail.analyzer.outputs.cli", "extract"), "report": ("aitrail.analyzer.report.cli", "report")}
     # Short help of the lazy commands, for `aitrail --help` (a test keeps it equal to the command's own).
@@ -35,6 +36,7 @@ class LazyGroup(click.Group):
                  "verify": "Re-hash every member and check manifests, index and signature.",
                  "keygen": "Create an Ed25519 key pair for signing bundles.",
                  "catalog": "Inspect and validate the agent catalog.",
+                 "import": "Seal another collector's container as an aitrail bundle (docs/importing.md).",
                  "analyze": "Turn a verified bundle into one timeline (17 columns; see docs/timeline.md).",
                  "export": "Write a verified bundle's file metadata for other forensic tools (bodyfile).",
                  "extract": ("Write a verified bundle's collected files under their subject paths, with modes and "

@@ -67,6 +67,26 @@ class CollectOptions:
     command_line: list[str] = field(default_factory=lambda: list(sys.argv))
     progress: bool = True
     trace_walk: bool = False  # tests: record every directory the walk opened
+    # aitrail import (collector/foreign/run.py): the container's hooks around the capture, and its custody record
+    foreign: ForeignHooks | None = None
+
+
+class ForeignHooks:
+    """What an import adds to a run over its staging tree (collector/foreign/run.py implements it)."""
+
+    def subject(self, subject: tuple[dict, dict]) -> tuple[dict, dict]:
+        """The subject's host and time zone records, completed from the container's own statements."""
+        return subject
+
+    def before_capture(self, entries: list[oc.Entry]) -> None:
+        """Fill the placeholders the capture will read with the container's bytes."""
+
+    def after_capture(self, entries: list[oc.Entry]) -> None:
+        """Give the entries the container's records in place of the placeholders' facts."""
+
+    def custody(self) -> dict:
+        """collection.json's ``foreign_custody``."""
+        return {}
 
 
 @dataclass
@@ -309,6 +329,8 @@ def _run(options: CollectOptions) -> CollectResult:
     if not homes and mode != "image-root":  # an image may hold system stores only
         raise CollectionError("no home directory to collect from")
     subject = runinfo.subject_description(mode, options.root, options.hostname, options.time_zone)
+    if options.foreign is not None:
+        subject = options.foreign.subject(subject)
     signing_key = load_private(options.sign_key) if options.sign_key else (one_time_key() if options.sign else None)
     planner, targets, vetoes = _plan(options, catalog, full_catalog, mode, homes)
     trees, matches = _walk(targets, options.trace_walk)
@@ -333,15 +355,21 @@ def _run(options: CollectOptions) -> CollectResult:
         with _signals_end_the_run():
             spool_dir = os.path.dirname(os.path.abspath(options.output))
             _close(trees)  # phase 2 threads open their own descriptors
+            if options.foreign is not None:
+                options.foreign.before_capture(entries)
             capture_all(entries, writer, spool_dir, options.progress, run_vetoes.inodes,
                         options.max_file_seconds or None)
+            if options.foreign is not None:
+                options.foreign.after_capture(entries)
             writer.hash_and_sync_payload()  # on a thread of its own, while the metadata members are made
             result.counts = oc.count(entries)
             result.warnings = empty_warning(entries, homes, {oc.COLLECTED, oc.CHANGED, oc.SYMLINK})
             run_meta = {
-                "mode": mode, "started_utc": started, "homes": homes, "trees": trees, "overrides": planner.overrides,
+                "mode": "import" if options.foreign is not None else mode, "started_utc": started, "homes": homes,
+                "trees": trees, "overrides": planner.overrides,
                 "catalog": catalog, "options": options, "clock_start": started_clock, "warnings": result.warnings,
                 "signer_kind": "examiner key" if options.sign_key else "per-collection", "subject": subject,
+                "foreign_custody": options.foreign.custody() if options.foreign is not None else None,
             }
             write_metadata_members(writer, entries, result.counts, run_meta, signing_key)
             _, bundle_digest = writer.finish_and_hash()

@@ -22,7 +22,8 @@ from aitrail.collector.bundle import layout
 from aitrail.collector.bundle import vocabulary as oc
 from aitrail.collector.bundle.reader import BundleFormatError, BundleReader, Member
 
-_STAT_INTS = ("uid", "gid", "mtime_ns")  # required
+# required; uid and gid may be null where a foreign tool recorded no owner (aitrail import of a Windows collection)
+_STAT_INTS = ("mtime_ns",)
 # every integer field a stat may hold, and the range a real one has: extract and the bodyfile use them
 # (a re-sealed ``atime_ns: [1]`` or ``10**30`` stopped extract with a traceback)
 _STAT_RANGES = {

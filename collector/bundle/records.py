@@ -20,6 +20,7 @@ from aitrail.collector.bundle.vocabulary import (  # noqa: F401 - the vocabulary
     DENIED,
     EXCLUDED,
     NEVER_COLLECT,
+    NOT_IN_CONTAINER,
     NOT_READ_WOULD_DOWNLOAD,
     OUTCOME_CLASS,
     PARTIAL_OUTCOMES,
@@ -79,6 +80,7 @@ class Entry:
     companion_of: str | None = None
     duplicate_of: str | None = None
     holes: list[list[int]] | None = None  # [offset, length] of each hole the read skipped (zeros stored)
+    container_record: dict | None = None  # aitrail import: what the foreign tool recorded of the file (foreign/)
 
     # Sort key: location, raw path bytes, agent, store (deterministic order); and the path
     # below the location as raw bytes. Set once, at creation: every entry needs both
@@ -120,6 +122,8 @@ class Entry:
             "sha256": self.sha256,
             "stored_size": self.stored_size,
         }
+        if self.container_record is not None:
+            record["container_record"] = self.container_record
         if self.meta is not None:
             record["stat"] = self.meta.as_record()
         if self.after is not None and self.meta is not None and self.after.differs_from(self.meta):
@@ -158,10 +162,10 @@ class Entry:
 # encoded once per target. tests/collector/test_files_record.py holds the two
 # equal on generated entries.
 
-_KEY_ORDER = ("agent", "atime_protection", "class", "errno", "error", "format", "glob", "holes", "link_target",
-              "link_target_b64", "location", "member", "notes", "o_noatime", "origin", "outcome", "parser", "path",
-              "path_b64", "read_attempts", "reason", "role", "same_file_as", "sha256", "source_path", "source_path_b64",
-              "sqlite_companion_of", "stat", "stat_after", "store", "stored_size", "type")
+_KEY_ORDER = ("agent", "atime_protection", "class", "container_record", "errno", "error", "format", "glob", "holes",
+              "link_target", "link_target_b64", "location", "member", "notes", "o_noatime", "origin", "outcome",
+              "parser", "path", "path_b64", "read_attempts", "reason", "role", "same_file_as", "sha256", "source_path",
+              "source_path_b64", "sqlite_companion_of", "stat", "stat_after", "store", "stored_size", "type")
 assert list(_KEY_ORDER) == sorted(_KEY_ORDER)
 _STAT_TEXT = ('{"atime_ns": %d, "btime_ns": %s, "ctime_ns": %d, "dev": %d, "gid": %d, "ino": %d, "mode": "%o", '
               '"mtime_ns": %d, "nlink": %d, "size": %d, "uid": %d}')
@@ -232,6 +236,8 @@ class RecordRenderer:
         if entry.atime_protection is not None:
             out += [', "atime_protection": ', encode_basestring(entry.atime_protection)]
         out += [', "class": ', encode_basestring(OUTCOME_CLASS[entry.outcome])]
+        if entry.container_record is not None:
+            out += [', "container_record": ', _value(entry.container_record)]
         if entry.error is not None:
             errno = entry.error.errno
             out += [', "errno": ', _value(errno), ', "error": ',

@@ -86,6 +86,8 @@ def collection_record(run_meta: dict, entries: list[oc.Entry], counts: dict, fin
         "host": run_meta["subject"][0],
         "time_zone": run_meta["subject"][1],
         "image": _image_record(options) if run_meta["mode"] == "image-root" else None,
+        # aitrail import: the foreign container, its tool, what that tool recorded and did not (collector/foreign/)
+        **({"foreign_custody": run_meta["foreign_custody"]} if run_meta.get("foreign_custody") else {}),
         # the machine and account that ran the collector (the examiner's workstation under --root)
         "collecting_host": runinfo.host_info(),
         "collecting_time_zone": runinfo.time_zone_info(),
@@ -102,7 +104,7 @@ def collection_record(run_meta: dict, entries: list[oc.Entry], counts: dict, fin
             "agents": options.agents,
             "homes": options.homes,
             "all_users": options.all_users,
-            "root": options.root,
+            "root": options.root if options.foreign is None else None,  # an import's staging tree is not a root
             "hostname": options.hostname,
             "time_zone": options.time_zone,
             "max_file_size": options.max_file_size,

@@ -22,6 +22,9 @@ NOT_READ_WOULD_DOWNLOAD = "not_read_would_download"
 DENIED = "permission_denied"
 VANISHED = "vanished"
 READ_ERROR = "read_error"
+# aitrail import (collector/foreign/): the foreign tool listed the file (a copy log, a bodyfile, upload
+# metadata) but its container holds no bytes for it; the evidence is not whole, as after a failed read.
+NOT_IN_CONTAINER = "not_in_container"
 
 OUTCOME_CLASS = {
     COLLECTED: "collected",
@@ -35,7 +38,8 @@ OUTCOME_CLASS = {
     DENIED: "failed",
     VANISHED: "failed",
     READ_ERROR: "failed",
+    NOT_IN_CONTAINER: "failed",
 }
 
 # Outcomes that make a run partial (exit 3): the bundle is sound, the evidence is not whole.
-PARTIAL_OUTCOMES = {CHANGED, DENIED, VANISHED, READ_ERROR}
+PARTIAL_OUTCOMES = {CHANGED, DENIED, VANISHED, READ_ERROR, NOT_IN_CONTAINER}

@@ -14,9 +14,10 @@ the same object.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 
 from aitrail.collector.fs.backend import Backend
 from aitrail.collector.fs.linux import LinuxBackend
@@ -90,6 +91,18 @@ def current() -> Backend:
     if _current is None or _current[0] != key:
         _current = (key, choose(system=key[1]))
     return _current[1]
+
+
+@contextlib.contextmanager
+def using(backend: Backend) -> Iterator[Backend]:
+    """``current()`` gives ``backend`` inside the block (aitrail import's staged backend, collector/foreign/)."""
+    global _current
+    previous = _current
+    _current = ((os.environ.get(ENV_VAR), sys.platform), backend)
+    try:
+        yield backend
+    finally:
+        _current = previous
 
 
 def run_record(backends: Iterable[Backend]) -> dict:

@@ -1,0 +1,1 @@
+"""``aitrail import``: what UAC, KAPE, Velociraptor and acquire collected, sealed as aitrail bundles (run.py)."""
