@@ -58,6 +58,12 @@ def import_container(tool: str, container_path: str, options: collect.CollectOpt
         raise collect.CollectionError(str(exc)) from None
     except OSError as exc:
         raise collect.CollectionError(f"{container_path}: {exc.strerror or exc}") from None
+    return import_read(container, options)
+
+
+def import_read(container: Container, options: collect.CollectOptions) -> collect.CollectResult:
+    """Seal a container its reader has read (``import_container`` after ``open_container``)."""
+    container_path = container.path
     digest = file_sha256(container_path) if os.path.isfile(container_path) else (None, None)
     with Staging(os.path.dirname(os.path.abspath(options.output or "."))) as staging:
         staging.place(container.files, container.windows)

@@ -99,7 +99,7 @@ class Staging:
             relpath = self._relpath(foreign.path, windows)
             if relpath is None:
                 continue
-            if relpath in self.files or relpath in {path for path, _ in directories[-1:]}:
+            if relpath in self.files:
                 self.problems.add(f"{foreign.path}: named twice in the container; the first is kept")
                 continue
             try:
@@ -200,7 +200,7 @@ class Staging:
             return
         hashers = {"md5": hashlib.md5(usedforsecurity=False), "sha1": hashlib.sha1(usedforsecurity=False),
                    "sha256": hashlib.sha256()}
-        first, *others = targets
+        first = targets[0]
         size = self._write(first.relpath, stream, hashers)
         digests = {name: hasher.hexdigest() for name, hasher in hashers.items()}
         for staged in targets:
@@ -208,7 +208,6 @@ class Staging:
                 self._copy(first.relpath, staged.relpath)
             staged.filled, staged.digests, staged.filled_size = True, digests, size
             self._set_times(staged.relpath, staged.foreign.recorded)
-        del others
 
     def _write(self, relpath: str, stream, hashers: dict) -> int:
         *parents, name = relpath.split("/")
