@@ -38,7 +38,7 @@ class LazyGroup(click.Group):
                  "catalog": "Inspect and validate the agent catalog.",
                  "import": "Seal another collector's container as an aitrail bundle (docs/importing.md).",
                  "analyze": "Turn a verified bundle into one timeline (17 columns; see docs/timeline.md).",
-                 "export": "Write a verified bundle's file metadata for other forensic tools (bodyfile).",
+                 "export": "Write a verified bundle for other forensic tools (bodyfile, dissect).",
                  "extract": ("Write a verified bundle's collected files under their subject paths, with modes and "
                              "times."),
                  "report": "Write one self-contained HTML report of verified bundles (see docs/report.md)."}

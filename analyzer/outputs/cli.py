@@ -41,7 +41,7 @@ def verified_reader(bundle: str, public_key: str | None, require_signature: bool
 
 @click.group("export")
 def export() -> None:
-    """Write a verified bundle's file metadata for other forensic tools (bodyfile)."""
+    """Write a verified bundle for other forensic tools (bodyfile, dissect)."""
 
 
 @export.command("bodyfile")
@@ -71,6 +71,41 @@ def bodyfile(bundle: str, output: str, public_key: str | None, require_signature
             if handle is not sys.stdout:
                 handle.close()
     click.echo(f"{count} bodyfile lines written to {'stdout' if output == '-' else output}", err=True)
+
+
+@export.command("dissect")
+@BUNDLE
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
+              help="Tar to write (a new file; plain, uncompressed: dissect reads it in place).")
+@PUBLIC_KEY
+@REQUIRE_SIGNATURE
+def dissect(bundle: str, output: str, public_key: str | None, require_signature: bool) -> None:
+    """A plain tar in UAC's layout that dissect.target opens: [root]/<subject paths> and system files made for it.
+
+    The collected files keep their bytes, modes, owners and times; etc/hostname,
+    etc/passwd, etc/os-release and etc/timezone (or macOS's equivalents) are
+    made from collection.json, and [root]/aitrail-export/README.txt says so
+    (docs/dissect.md). Unsafe paths are refused and named.
+    Exit codes: 0 written; 1 verification failed, some paths were refused, or the tar could not be finished;
+    2 usage error.
+    """
+    from aitrail.analyzer.outputs.dissect import ExportError, export_dissect
+
+    check_outputs(output, None)
+    reader = verified_reader(bundle, public_key, require_signature)
+    with reader:
+        try:
+            report = export_dissect(reader, output)
+        except (ExportError, BundleFormatError, OSError) as exc:
+            click.echo(f"aitrail: {terminal_text(exc)}; no tar written", err=True)
+            sys.exit(1)
+    for refusal in report.refused:
+        click.echo(f"REFUSED  {terminal_text(refusal)}", err=True)  # a subject's path: never a forged line
+    made = ", ".join(entry.path for entry in report.made if entry.data is not None) or "nothing"
+    click.echo(f"{report.files} files ({report.bytes} bytes) and {report.links} links written to {output}; "
+               f"made for dissect ({report.subject.system}): {made}", err=True)
+    if report.refused:
+        sys.exit(1)
 
 
 @click.command("extract")

@@ -18,12 +18,19 @@ refused and named; the other files are still written.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from aitrail.analyzer.outputs.payload import (
+    PayloadEntry,
+    UnsafePath,
+    file_mode,
+    file_times,
+    iter_payload,
+    path_parts,
+    record_stat,
+)
 from aitrail.analyzer.view.sparse import write_sparse
 from aitrail.collector.bundle import metadata
 from aitrail.collector.bundle.reader import BundleFormatError, BundleReader
@@ -40,28 +47,6 @@ class ExtractReport:
     links: int = 0
     bytes: int = 0
     refused: list[str] = field(default_factory=list)
-
-
-class UnsafePath(ValueError):
-    """A path that cannot be written below the output directory as it is."""
-
-
-def path_parts(raw: bytes) -> list[bytes]:
-    """The components of a subject path, or UnsafePath saying why it cannot be written."""
-    if b"\x00" in raw:
-        raise UnsafePath("a NUL byte in the path")
-    parts = raw.lstrip(b"/").split(b"/")
-    if not raw.lstrip(b"/") or any(part in (b"", b".", b"..") for part in parts):
-        raise UnsafePath("an empty, '.' or '..' component")
-    return parts
-
-
-def _path_of(record: dict) -> bytes:
-    try:
-        raw = base64.b64decode(record.get("source_path_b64") or "", validate=True)
-    except (binascii.Error, ValueError, TypeError):
-        raw = b""
-    return raw or str(record.get("source_path") or "").encode("utf-8", "surrogateescape")
 
 
 class Extractor:
@@ -96,8 +81,8 @@ class Extractor:
         """
         parts = path_parts(raw)
         member = self.reader.member(record["member"])
-        stat = record.get("stat") if isinstance(record.get("stat"), dict) else {}
-        mode, times = _mode(stat), _times(stat)  # checked before anything is written
+        stat = record_stat(record)
+        mode, times = file_mode(stat), file_times(stat)  # checked before anything is written
         parent = self.directory(parts[:-1])
         try:
             fd = os.open(parts[-1], FILE_FLAGS, 0o600, dir_fd=parent)
@@ -123,15 +108,14 @@ class Extractor:
         parent = self.directory(parts[:-1])
         try:
             os.symlink(metadata.link_target(record), parts[-1], dir_fd=parent)
-            stat = record.get("stat") if isinstance(record.get("stat"), dict) else {}
-            os.utime(parts[-1], ns=_times(stat), dir_fd=parent, follow_symlinks=False)
+            os.utime(parts[-1], ns=file_times(record_stat(record)), dir_fd=parent, follow_symlinks=False)
         finally:
             os.close(parent)
         self.report.links += 1
 
-    def take(self, record: dict, write: Callable[[dict, bytes], None]) -> None:
+    def take(self, entry: PayloadEntry, write: Callable[[dict, bytes], None]) -> None:
         """Write one record's file or link once; a refusal is named, never raised."""
-        raw = _path_of(record)
+        record, raw = entry.record, entry.raw
         if raw in self.written:
             return  # two stores matched the same file: it is in the bundle, and here, once
         try:
@@ -142,45 +126,14 @@ class Extractor:
             self.report.refused.append(f"{shown}: {exc}")
 
 
-# a/m times utime can set: nanoseconds within what a signed 64-bit time_t of seconds allows
-_TIME_LIMIT_NS = (1 << 62)
-
-
-def _times(stat: dict) -> tuple[int, int]:
-    """(atime_ns, mtime_ns) of a files.jsonl stat, each a whole number utime takes; ValueError otherwise."""
-    values = []
-    for key in ("atime_ns", "mtime_ns"):
-        value = stat.get(key, 0)
-        if isinstance(value, bool) or not isinstance(value, int) or not -_TIME_LIMIT_NS < value < _TIME_LIMIT_NS:
-            raise ValueError(f"stat.{key} is not a time in nanoseconds: {str(value)[:40]}")
-        values.append(value)
-    return values[0], values[1]
-
-
-def _mode(stat: dict) -> int:
-    """The permission bits of a files.jsonl stat (octal text or a number); ValueError otherwise."""
-    value = stat.get("mode", "600")
-    if isinstance(value, bool) or not isinstance(value, (int, str)) or len(str(value)) > 12:
-        raise ValueError(f"stat.mode is not a file mode: {str(value)[:40]}")
-    return int(str(value), 8) & 0o777
-
-
 def extract(reader: BundleReader, directory: str) -> ExtractReport:
     """Write the payload of a verified bundle below ``directory`` (which must not exist)."""
     os.mkdir(directory, 0o755)
     root_fd = os.open(directory, DIRECTORY_FLAGS)
     try:
         extractor = Extractor(reader, root_fd)
-        links = []
-        for _line, record, _problem in metadata.iter_records(reader):
-            if not isinstance(record, dict):
-                continue
-            if record.get("type") == "symlink" and record.get("link_target_b64") is not None:
-                links.append(record)
-            elif record.get("member"):
-                extractor.take(record, extractor.write_file)
-        for record in links:  # links last: no file is ever written below one
-            extractor.take(record, extractor.write_link)
+        for entry in iter_payload(reader):  # files, then links: no file is ever written below one
+            extractor.take(entry, extractor.write_link if entry.is_link else extractor.write_file)
         return extractor.report
     finally:
         os.close(root_fd)
