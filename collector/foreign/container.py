@@ -34,6 +34,17 @@ MAX_PROBLEMS = 1000  # named problems kept; past this only counted
 CHUNK = 1024 * 1024
 
 
+def _zlib_error() -> type[Exception]:
+    import zlib
+
+    return zlib.error
+
+
+# What a damaged tar or zip raises from tarfile, zipfile and the decompressors while it is read
+STREAM_ERRORS = (tarfile.TarError, zipfile.BadZipFile, EOFError, OSError, NotImplementedError, RuntimeError,
+                 ValueError, _zlib_error())
+
+
 class ContainerError(ValueError):
     """The container cannot be read at all (not an archive of a known kind, too many members)."""
 
@@ -130,9 +141,26 @@ class Archive:
         return self.entries
 
     def stream(self, names: set[str]) -> Iterator[tuple[str, IO[bytes]]]:
-        """(name, readable) for each chosen member, in the archive's order; read each before the next."""
+        """(name, readable) for each chosen member, in the archive's order; read each before the next.
+
+        A name the archive holds twice gives its first member only (the one
+        ``scan`` listed first, whose record the reader kept). Damage met on
+        the way is a named problem and ends the pass: the members not given
+        stay unread, and the importer records them so.
+        """
         if not names:
             return
+        given: set[str] = set()
+        try:
+            for name, handle in self._members(names):
+                if name not in given:
+                    given.add(name)
+                    yield name, handle
+        except STREAM_ERRORS as exc:
+            self.problems.add(f"{os.path.basename(self.path)}: damage met while reading the chosen members "
+                              f"({type(exc).__name__}: {exc}); {len(names - given)} of them not read")
+
+    def _members(self, names: set[str]) -> Iterator[tuple[str, IO[bytes]]]:
         if self.kind == "tar":
             with tarfile.open(self.path, "r|*") as archive:
                 for info in archive:
@@ -144,7 +172,12 @@ class Archive:
             with zipfile.ZipFile(self.path) as archive:
                 for info in archive.infolist():
                     if info.filename in names and not info.is_dir():
-                        with archive.open(info) as handle:
+                        try:
+                            handle = archive.open(info)
+                        except STREAM_ERRORS as exc:  # one member's header or method: the next are still read
+                            self.problems.add(f"member {info.filename!r}: not readable ({type(exc).__name__}: {exc})")
+                            continue
+                        with handle:
                             yield info.filename, handle
         else:
             for name in sorted(names):
@@ -185,15 +218,19 @@ class Archive:
                         handle = archive.extractfile(info)
                         if handle is not None:
                             self._keep(entry.name, handle.read(MAX_KEPT_BYTES + 1))
-        except (tarfile.TarError, EOFError, OSError, zlib_error()) as exc:
+        except ContainerError:
+            raise
+        except STREAM_ERRORS as exc:
             self.problems.add(f"{os.path.basename(self.path)}: the archive ends in damage after "
                               f"{len(self.entries)} members ({exc}); the members before it are read")
 
     def _scan_zip(self, keep: Callable[[str], bool]) -> None:
         try:
             archive = zipfile.ZipFile(self.path)
-        except (zipfile.BadZipFile, OSError) as exc:
-            raise ContainerError(f"{self.path}: not a readable zip ({exc})") from None
+        except ContainerError:
+            raise
+        except STREAM_ERRORS as exc:
+            raise ContainerError(f"{self.path}: not readable ({type(exc).__name__}: {exc})") from None
         with archive:
             for info in archive.infolist():
                 entry = _zip_entry(info)
@@ -201,7 +238,7 @@ class Archive:
                     try:
                         with archive.open(info) as handle:
                             self._keep(entry.name, handle.read(MAX_KEPT_BYTES + 1))
-                    except (zipfile.BadZipFile, OSError, NotImplementedError, zlib_error()) as exc:
+                    except STREAM_ERRORS as exc:
                         self.problems.add(f"member {entry.name}: unreadable ({exc})")
 
     def _scan_dir(self, keep: Callable[[str], bool]) -> None:
@@ -251,13 +288,6 @@ class Problems(list):
         return list(self) + ([f"{self.dropped} more problems not listed"] if self.dropped else [])
 
 
-def zlib_error() -> type[Exception]:
-    """zlib.error, which a damaged gzip stream raises from inside tarfile."""
-    import zlib
-
-    return zlib.error
-
-
 def _archive_kind(path: str) -> str:
     try:
         result = os.stat(path)
@@ -276,9 +306,16 @@ def _archive_kind(path: str) -> str:
         raise ContainerError(f"{path}: not a tar (plain, gzip, bzip2, xz) or zip archive ({exc})") from None
 
 
-def _ns(seconds: float | int | None) -> int | None:
+def _ns(seconds: float | int | str | None) -> int | None:
+    """Nanoseconds of a tar time: a pax record's decimal text exactly (a float would lose the last digits)."""
     if seconds is None:
         return None
+    if isinstance(seconds, str):
+        whole, _, fraction = seconds.strip().partition(".")
+        if not whole.lstrip("-").isdigit() or (fraction and not fraction.isdigit()):
+            return None
+        sign = -1 if whole.startswith("-") else 1
+        return sign * (abs(int(whole)) * 1_000_000_000 + int((fraction + "000000000")[:9]))
     try:
         return int(round(float(seconds) * 1_000_000_000))
     except (TypeError, ValueError, OverflowError):

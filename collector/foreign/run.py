@@ -27,7 +27,7 @@ import stat as stat_module
 
 from aitrail.collector import collect, runinfo
 from aitrail.collector.bundle import records as oc
-from aitrail.collector.foreign.container import Container, ContainerError, file_sha256
+from aitrail.collector.foreign.container import STREAM_ERRORS, Container, ContainerError, file_sha256
 from aitrail.collector.foreign.staging import Staged, StagedBackend, Staging
 from aitrail.collector.fs import platform
 from aitrail.collector.fs.meta import Meta
@@ -103,7 +103,11 @@ class ImportHooks(collect.ForeignHooks):
         wanted = {member for member in members
                   if not all(staged.filled for staged in self.staging.by_member.get(member, []))}
         for member, handle in self.container.stream(wanted):
-            self.staging.fill(member, handle)
+            try:
+                self.staging.fill(member, handle)
+            except STREAM_ERRORS as exc:  # the member's bytes broke off: it stays unfilled, never half-read
+                self.container.problems.add(f"member {member}: its bytes could not be read ({type(exc).__name__}: "
+                                            f"{exc}); not collected")
 
     # -- the run's hooks ---------------------------------------------------------------
 

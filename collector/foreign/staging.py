@@ -138,7 +138,9 @@ class Staging:
                 self.files[relpath] = staged
                 return
             if foreign.kind == "symlink":
-                os.symlink(foreign.link_target or "", name, dir_fd=parent)
+                if not foreign.link_target:
+                    raise OSError(errno_module.EINVAL, "a link whose target the container does not record")
+                os.symlink(foreign.link_target, name, dir_fd=parent)
             elif foreign.kind == "file":
                 fd = os.open(name, NEW_FILE_FLAGS, 0o600, dir_fd=parent)
                 try:
