@@ -1,0 +1,165 @@
+"""Round trips: a subject collected by another tool, imported, equals aitrail's own collection of it.
+
+One fake subject root holds a Linux home (``home/alice``) and a macOS home
+(``Users/bob``), each the demo home with every agent and a Claude Code
+credential beside it, and the system files an image is described by. aitrail
+collects it natively (``collect --root``); each tool's container of the same
+root is imported; the imported bundle must verify, hold no byte of either
+credential (recorded ``never_collect``), and give the native timeline row for
+row, the three bundle columns (host, case, bundle digest) aside.
+
+Which containers are real: acquire is run for real (PyPI, pinned in the test
+extra). UAC cannot be installed from any registry: its container is built by
+tests/collector/container_uac.py from UAC's source (the layout was compared
+with real UAC 3.3.0 runs; see that file), and the real UAC runs here when
+AITRAIL_UAC_DIR names a checkout (test_catalog_export_uac.py runs it with the
+exported artifact). KAPE and Velociraptor cannot run here (Windows .NET, no
+registry has Velociraptor): their containers are built from their documented
+layouts (tests/collector/container_kape.py, container_velociraptor.py).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from aitrail.collector.bundle.reader import BundleReader
+from aitrail.collector.cli import main
+from tests.collector import container_acquire, container_uac
+
+ROOT = Path(__file__).resolve().parents[2]
+DEMO_HOME = ROOT / "fixtures" / "demo-home"
+WHOLE_SECOND = 1_764_662_400  # tar headers and copy logs keep whole seconds: the subject's times are whole
+SECRET = b"sk-ant-oat01-ROUND-TRIP-SECRET"
+BUNDLE_COLUMNS = ("host", "case_id", "bundle_sha256")
+ACQUIRE = Path(sys.executable).with_name("acquire")
+
+
+def subject_root(tmp_path: Path, homes: tuple[str, ...] = ("home/alice", "Users/bob")) -> Path:
+    """The fake subject: the demo home at each of ``homes`` with a credential, system files, whole-second times."""
+    root = tmp_path / "subject"
+    for home in homes:
+        shutil.copytree(DEMO_HOME, root / home, symlinks=True)
+        (root / home / ".claude" / ".credentials.json").write_bytes(b'{"claudeAiOauth": {"accessToken": "'
+                                                                    + SECRET + b'"}}')
+    (root / "etc").mkdir()
+    (root / "etc" / "hostname").write_text("subject-host\n")
+    (root / "var" / "log").mkdir(parents=True)
+    for path in [root, *root.rglob("*")]:
+        os.utime(path, (WHOLE_SECOND, WHOLE_SECOND), follow_symlinks=False)
+    return root
+
+
+def invoke(*args: str) -> str:
+    """Run an aitrail command in process; exit 0 or 3 (3: a partial collection, checked by the caller)."""
+    result = CliRunner().invoke(main, list(args))
+    assert result.exit_code in (0, 3), result.output
+    return result.output
+
+
+def bundle_records(bundle: Path) -> tuple[list[dict], dict, list[bytes]]:
+    """files.jsonl, collection.json and every payload member's bytes."""
+    with BundleReader(str(bundle)) as reader:
+        files = [json.loads(line) for line in reader.read_data("aitrail/files.jsonl").splitlines()]
+        collection = json.loads(reader.read_data("aitrail/collection.json"))
+        payload = [reader.read_data(member.name) for member in reader.members
+                   if member.type == "file" and not member.name.startswith("aitrail/")]
+    return files, collection, payload
+
+
+def timeline(bundle: Path) -> list[dict]:
+    """The timeline's rows, the bundle columns aside."""
+    out = bundle.with_suffix(".csv")
+    invoke("analyze", str(bundle), "-o", str(out))
+    rows = list(csv.DictReader(out.open(encoding="utf-8")))
+    for row in rows:
+        for column in BUNDLE_COLUMNS:
+            row.pop(column)
+    return rows
+
+
+@pytest.fixture(scope="module")
+def native(tmp_path_factory):
+    """aitrail's own collection of the subject root, and its timeline."""
+    tmp_path = tmp_path_factory.mktemp("native")
+    root = subject_root(tmp_path)
+    bundle = tmp_path / "native.tar.zst"
+    invoke("collect", "--root", str(root), "-o", str(bundle), "--case", "RT", "--quiet")
+    return root, bundle, timeline(bundle)
+
+
+def check_round_trip(native, imported: Path, tool: str) -> dict:
+    """The imported bundle verifies, carries no credential byte, and gives the native timeline."""
+    _, native_bundle, native_rows = native
+    assert "VALID" in invoke("verify", str(imported))
+    files, collection, payload = bundle_records(imported)
+    native_files, _, _ = bundle_records(native_bundle)
+    assert not any(SECRET in data for data in payload)
+    credentials = [record for record in files if record["source_path"].endswith("/.claude/.credentials.json")]
+    assert {record["source_path"] for record in credentials} == {"/home/alice/.claude/.credentials.json",
+                                                               "/Users/bob/.claude/.credentials.json"}
+    assert all(record["outcome"] == "never_collect" and record["member"] is None for record in credentials)
+    assert {(record["source_path"], record["store"], record["outcome"], record["sha256"]) for record in files} == \
+        {(record["source_path"], record["store"], record["outcome"], record["sha256"]) for record in native_files}
+    assert collection["mode"] == "import" and collection["foreign_custody"]["tool"] == tool
+    rows = timeline(imported)
+    assert len(rows) == len(native_rows) >= 100
+    for index, (row, native_row) in enumerate(zip(rows, native_rows, strict=True)):
+        assert row == native_row, f"row {index}"
+    return collection
+
+
+def test_uac_round_trip(native, tmp_path):
+    root = native[0]
+    container = container_uac.build(root, tmp_path, output_format="tar.gz", hostname="subject-host",
+                                    mount_point="/", hash_collected=False)
+    bundle = tmp_path / "uac.tar.zst"
+    invoke("import", "uac", str(container), "-o", str(bundle), "--case", "RT", "--quiet")
+    collection = check_round_trip(native, bundle, "uac")
+    assert collection["host"]["hostname"] == "subject-host"
+
+
+def test_uac_round_trip_with_hash_lists_checks_every_digest(native, tmp_path):
+    root = native[0]
+    container = container_uac.build(root, tmp_path, output_format="zip", mount_point="/", hash_collected=True)
+    bundle = tmp_path / "uac.tar.zst"
+    invoke("import", "uac", str(container), "-o", str(bundle), "--case", "RT", "--quiet")
+    files, collection, _ = bundle_records(bundle)
+    checks = collection["foreign_custody"]["digest_checks"]
+    collected = [record for record in files if record["outcome"] == "collected"]
+    assert checks["differs"] == 0 and checks["matches"] == len(collected) > 20
+    # UAC 3.3.0's -H writes hash_list.md5 and hash_list.sha1 (container_uac.py)
+    assert all(record["container_record"]["digest_check"] == {"sha1": "matches", "md5": "matches"}
+               for record in collected)
+
+
+def test_acquire_round_trip_with_the_real_acquire(native, tmp_path):
+    assert ACQUIRE.exists(), "acquire is a test dependency: pip install acquire==3.22"
+    root = native[0]
+    out = tmp_path / "acquired"
+    out.mkdir()
+    result = subprocess.run([str(ACQUIRE), str(root), "-o", str(out), "--profile", "none", "--volatile-profile",
+                             "none", "--path", "/etc", "--path", "/home", "--path", "/Users", "--hashes",
+                             "--glob-to-hash", "**/*"], capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr[-3000:]
+    (container,) = [path for path in out.iterdir() if not path.name.endswith((".log", ".report.json"))]
+    bundle = tmp_path / "acquire.tar.zst"
+    invoke("import", "acquire", str(container), "-o", str(bundle), "--case", "RT", "--quiet")
+    collection = check_round_trip(native, bundle, "acquire")
+    assert collection["foreign_custody"]["tool_version"] == "3.22"
+    assert collection["foreign_custody"]["digest_checks"]["differs"] == 0
+
+
+def test_acquire_builder_round_trip(native, tmp_path):
+    container = container_acquire.build(native[0], tmp_path, output_type="zip", hashes=True)
+    bundle = tmp_path / "acquire.tar.zst"
+    invoke("import", "acquire", str(container), "-o", str(bundle), "--case", "RT", "--quiet")
+    check_round_trip(native, bundle, "acquire")
