@@ -19,8 +19,13 @@ from aitrail.analyzer.view.context import ParseContext
 
 
 def file_mtime(ctx: ParseContext) -> dict:
-    """``timestamp_ns`` and ``timestamp_source`` for a row timed by its file's mtime."""
-    return {"timestamp_ns": ctx.source.mtime_ns, "timestamp_source": "file-mtime"}
+    """``timestamp_ns`` and ``timestamp_source`` for a row timed by its file's mtime (``none`` where none is recorded).
+
+    An imported file whose tool recorded no time for it (a KAPE deduplicated
+    copy: collector/foreign/) has a null mtime: its row is untimed, never 1970.
+    """
+    mtime = ctx.source.mtime_ns
+    return {"timestamp_ns": mtime, "timestamp_source": "file-mtime" if mtime is not None else "none"}
 
 
 def escape_key(key) -> str:

@@ -60,10 +60,16 @@ def record_stat(record: dict) -> dict:
 
 
 def file_times(stat: dict) -> tuple[int, int]:
-    """(atime_ns, mtime_ns) of a files.jsonl stat, each a whole number utime takes; ValueError otherwise."""
+    """(atime_ns, mtime_ns) of a files.jsonl stat, each a whole number utime takes; ValueError otherwise.
+
+    A time recorded null (an imported file whose tool kept no access time, or
+    no time at all: collector/foreign/) is given the other one, else 0.
+    """
     values = []
-    for key in ("atime_ns", "mtime_ns"):
+    for key, other in (("atime_ns", "mtime_ns"), ("mtime_ns", "atime_ns")):
         value = stat.get(key, 0)
+        if value is None:
+            value = stat.get(other) if stat.get(other) is not None else 0
         if isinstance(value, bool) or not isinstance(value, int) or not -TIME_LIMIT_NS < value < TIME_LIMIT_NS:
             raise ValueError(f"stat.{key} is not a time in nanoseconds: {str(value)[:40]}")
         values.append(value)

@@ -22,8 +22,10 @@ from aitrail.collector.bundle import layout
 from aitrail.collector.bundle import vocabulary as oc
 from aitrail.collector.bundle.reader import BundleFormatError, BundleReader, Member
 
-# required; uid and gid may be null where a foreign tool recorded no owner (aitrail import of a Windows collection)
-_STAT_INTS = ("mtime_ns",)
+# none required: uid and gid are null where a foreign tool recorded no owner (aitrail import of a Windows
+# collection), mtime_ns where it recorded no time for a file (KAPE's deduplicated files); each must be a number
+# in range where it is given
+_STAT_INTS: tuple[str, ...] = ()
 # every integer field a stat may hold, and the range a real one has: extract and the bodyfile use them
 # (a re-sealed ``atime_ns: [1]`` or ``10**30`` stopped extract with a traceback)
 _STAT_RANGES = {

@@ -199,5 +199,5 @@ def _as_recorded(meta: Meta | None, staged: Staged) -> Meta | None:
         return None
     record = staged.foreign.recorded
     mode = stat_module.S_IFMT(meta.mode) | ((record.mode & 0o7777) if record.mode is not None else 0)
-    return Meta.of((mode, record.ino, None, None, record.uid, record.gid, meta.size, record.atime_ns, meta.mtime_ns,
-                    record.ctime_ns, record.btime_ns))
+    return Meta.of((mode, record.ino, None, None, record.uid, record.gid, meta.size, record.atime_ns,
+                    record.mtime_ns, record.ctime_ns, record.btime_ns))

@@ -347,7 +347,8 @@ def _check_record_member(reader: BundleReader, verification: Verification, recor
         report.problems.append(f"member {name}: digest or size differs from {layout.FILES_JSONL}")
     stat = record.get("stat")
     if stat:
-        recorded = (ns_text(stat["mtime_ns"]), int(stat["mode"], 8) & 0o7777, stat["uid"], stat["gid"])
+        mtime = stat["mtime_ns"]
+        recorded = (None if mtime is None else ns_text(mtime), int(stat["mode"], 8) & 0o7777, stat["uid"], stat["gid"])
         _against_header(verification, member, recorded, _stat_problems, report)
 
 

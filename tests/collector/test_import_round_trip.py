@@ -33,7 +33,7 @@ from click.testing import CliRunner
 
 from aitrail.collector.bundle.reader import BundleReader
 from aitrail.collector.cli import main
-from tests.collector import container_acquire, container_uac
+from tests.collector import container_acquire, container_kape, container_uac, container_velociraptor
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO_HOME = ROOT / "fixtures" / "demo-home"
@@ -86,14 +86,24 @@ def timeline(bundle: Path) -> list[dict]:
     return rows
 
 
-@pytest.fixture(scope="module")
-def native(tmp_path_factory):
-    """aitrail's own collection of the subject root, and its timeline."""
-    tmp_path = tmp_path_factory.mktemp("native")
-    root = subject_root(tmp_path)
+def native_collection(tmp_path: Path, homes: tuple[str, ...]) -> tuple[Path, Path, list[dict]]:
+    """aitrail's own collection of a subject root with ``homes``, and its timeline."""
+    root = subject_root(tmp_path, homes)
     bundle = tmp_path / "native.tar.zst"
     invoke("collect", "--root", str(root), "-o", str(bundle), "--case", "RT", "--quiet")
     return root, bundle, timeline(bundle)
+
+
+@pytest.fixture(scope="module")
+def native(tmp_path_factory):
+    """The Linux and macOS subject (home/alice, Users/bob), collected natively."""
+    return native_collection(tmp_path_factory.mktemp("native"), ("home/alice", "Users/bob"))
+
+
+@pytest.fixture(scope="module")
+def native_windows(tmp_path_factory):
+    """A Windows subject's system drive (Users/alice, Users/bob), collected natively as a mounted image."""
+    return native_collection(tmp_path_factory.mktemp("native-windows"), ("Users/alice", "Users/bob"))
 
 
 def check_round_trip(native, imported: Path, tool: str) -> dict:
@@ -104,8 +114,10 @@ def check_round_trip(native, imported: Path, tool: str) -> dict:
     native_files, _, _ = bundle_records(native_bundle)
     assert not any(SECRET in data for data in payload)
     credentials = [record for record in files if record["source_path"].endswith("/.claude/.credentials.json")]
-    assert {record["source_path"] for record in credentials} == {"/home/alice/.claude/.credentials.json",
-                                                               "/Users/bob/.claude/.credentials.json"}
+    assert {record["source_path"] for record in credentials} == {
+        record["source_path"] for record in native_files if record["source_path"].endswith("/.credentials.json")
+        and "/.claude/" in record["source_path"]}
+    assert len(credentials) == 2
     assert all(record["outcome"] == "never_collect" and record["member"] is None for record in credentials)
     assert {(record["source_path"], record["store"], record["outcome"], record["sha256"]) for record in files} == \
         {(record["source_path"], record["store"], record["outcome"], record["sha256"]) for record in native_files}
@@ -163,3 +175,49 @@ def test_acquire_builder_round_trip(native, tmp_path):
     bundle = tmp_path / "acquire.tar.zst"
     invoke("import", "acquire", str(container), "-o", str(bundle), "--case", "RT", "--quiet")
     check_round_trip(native, bundle, "acquire")
+
+
+@pytest.mark.parametrize("zipped", [False, True])
+def test_kape_round_trip(native_windows, tmp_path, zipped):
+    # KAPE run with --dedupe false: a deduplicated file is named in the skip log without its times (below)
+    container = container_kape.build(native_windows[0], tmp_path / "kape", zip=zipped, dedupe=False)
+    bundle = tmp_path / "kape.tar.zst"
+    invoke("import", "kape", str(container), "-o", str(bundle), "--case", "RT", "--quiet")
+    collection = check_round_trip(native_windows, bundle, "kape")
+    checks = collection["foreign_custody"]["digest_checks"]
+    assert checks["differs"] == 0 and checks["matches"] > 20  # KAPE's SHA-1 of every copied file
+    assert collection["foreign_custody"]["drives"] == ["C:"]
+
+
+def test_velociraptor_round_trip_windows(native_windows, tmp_path):
+    container = container_velociraptor.build(native_windows[0], tmp_path / "velo", windows=True)
+    bundle = tmp_path / "velociraptor.tar.zst"
+    invoke("import", "velociraptor", str(container), "-o", str(bundle), "--case", "RT", "--quiet")
+    collection = check_round_trip(native_windows, bundle, "velociraptor")
+    assert collection["foreign_custody"]["digest_checks"]["differs"] == 0
+
+
+def test_velociraptor_round_trip_linux_and_macos(native, tmp_path):
+    container = container_velociraptor.build(native[0], tmp_path / "velo")
+    bundle = tmp_path / "velociraptor.tar.zst"
+    invoke("import", "velociraptor", str(container), "-o", str(bundle), "--case", "RT", "--quiet")
+    check_round_trip(native, bundle, "velociraptor")
+
+
+def test_kape_deduplicated_files_are_untimed_never_1970(native_windows, tmp_path):
+    """KAPE's default --dedupe copies one of identical files; the others' times are in none of its records."""
+    container = container_kape.build(native_windows[0], tmp_path / "kape", dedupe=True)
+    bundle = tmp_path / "kape.tar.zst"
+    invoke("import", "kape", str(container), "-o", str(bundle), "--case", "RT", "--quiet")
+    files, _, _ = bundle_records(bundle)
+    bob = [record for record in files if record["source_path"].startswith("/Users/bob/")
+           and record["outcome"] == "collected"]
+    assert bob and all(record["stat"]["mtime_ns"] is None for record in bob)
+    assert "VALID" in invoke("verify", str(bundle))
+    rows, native_rows = timeline(bundle), native_windows[2]
+    assert len(rows) == len(native_rows)
+    untimed = [row for row in rows if row["source"].startswith("data/bob/") and row["timestamp_source"] == "none"]
+    timed_natively = [row for row in native_rows if row["source"].startswith("data/bob/")
+                      and row["timestamp_source"] == "file-mtime"]
+    assert len(untimed) >= len(timed_natively) > 0
+    assert not any(row["timestamp_utc"].startswith("1970") for row in rows)
