@@ -44,10 +44,19 @@ class LazyGroup(click.Group):
                  "report": "Write one self-contained HTML report of verified bundles (see docs/report.md)."}
     ran: str | None = None  # the subcommand this process ran (``run`` reads it)
 
+    # workstation commands of the collector's own modules, left out of the frozen build with the analyzer's:
+    # an import reads another tool's container on the examiner's workstation, never on a subject
+    workstation_only = frozenset({"import"})
+
     @classmethod
     def analyzer_commands(cls) -> frozenset[str]:
         """The commands whose module is the analyzer's: the frozen, collector-only build has none of them."""
         return frozenset(name for name, (module, _) in cls.lazy.items() if module.startswith("aitrail.analyzer."))
+
+    @classmethod
+    def not_frozen(cls) -> frozenset[str]:
+        """The commands a frozen, collector-only build does not offer (the analyzer's and the workstation's)."""
+        return cls.analyzer_commands() | cls.workstation_only
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         """List the subcommands for --help without importing the lazy ones."""
@@ -65,11 +74,11 @@ class LazyGroup(click.Group):
                 formatter.write_dl(rows)
         if frozen.running_frozen():
             formatter.write_paragraph()
-            formatter.write_text(f"{', '.join(sorted(self.analyzer_commands()))}: {frozen.COLLECTOR_ONLY}.")
+            formatter.write_text(f"{', '.join(sorted(self.not_frozen()))}: {frozen.COLLECTOR_ONLY}.")
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         """Every subcommand's name, without importing the analyzer (and without its commands in a frozen build)."""
-        hidden = self.analyzer_commands() if frozen.running_frozen() else frozenset()
+        hidden = self.not_frozen() if frozen.running_frozen() else frozenset()
         return sorted(name for name in [*super().list_commands(ctx), *self.lazy] if name not in hidden)
 
     def resolve_command(self, ctx: click.Context, args: list[str]):
@@ -80,7 +89,7 @@ class LazyGroup(click.Group):
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
         """The subcommand ``name``, imported only when it runs; an analyzer command in a frozen build says why not."""
-        if name in self.analyzer_commands() and frozen.running_frozen():
+        if name in self.not_frozen() and frozen.running_frozen():
             raise click.UsageError(f"{name}: {frozen.COLLECTOR_ONLY}", ctx)
         if name in self.lazy:
             module_name, attribute = self.lazy[name]

@@ -25,7 +25,7 @@ from pathlib import Path
 BUILD_MANIFEST = "aitrail-collector-build.json"
 MANIFEST_FORMAT = 1
 MAX_DIFFERENCES = 50  # paths named in collection.json when the folder is not as built (the count is always given)
-COLLECTOR_ONLY = "this is the collector-only build; analyze on the workstation with the full install"
+COLLECTOR_ONLY = "this is the collector-only build; run it on the workstation with the full install"
 _CHUNK = 1 << 20
 
 

@@ -49,7 +49,7 @@ REPO = Path(__file__).resolve().parent.parent
 NAME = "aitrail-collector"
 ENTRY = Path(__file__).resolve().parent / "frozen_entry.py"
 # Modules the build leaves out, and that tests/collector/test_frozen.py checks are absent from it.
-EXCLUDED = ("aitrail.analyzer", "yaml", "_yaml", "xlsxwriter", "msgspec",
+EXCLUDED = ("aitrail.analyzer", "aitrail.collector.foreign", "yaml", "_yaml", "xlsxwriter", "msgspec",
             "zstandard.backend_cffi")  # the C backend is the one zstandard loads; the cffi one is 12 MB more
 BUNDLED = ("zstandard", "cryptography", "click", "pathspec")  # the collector's dependencies, versions in the manifest
 
@@ -143,7 +143,8 @@ def run_pyinstaller(stage: Path, catalog: Path, work: Path) -> Path:
     if sys.platform != "win32":
         command.append("--strip")  # the symbol tables are most of libpython and the extensions (80 MB to 33)
     for module in collector_modules(stage):
-        command += ["--hidden-import", module]
+        if not _excluded(module):
+            command += ["--hidden-import", module]
     for module in EXCLUDED:
         command += ["--exclude-module", module]
     done = subprocess.run([*command, str(ENTRY)], cwd=work, stdout=sys.stderr, check=False)
@@ -168,12 +169,17 @@ def pyz_modules(executable: Path) -> list[str]:
 def check_contents(folder: Path, stage: Path) -> None:
     """The build holds every collector module and nothing EXCLUDED, and its folder no file of theirs."""
     modules = set(pyz_modules(folder / executable_name()))
-    missing = sorted(set(collector_modules(stage)) - modules)
-    present = sorted(name for name in modules if any(name == out or name.startswith(out + ".") for out in EXCLUDED))
+    present = sorted(name for name in modules if _excluded(name))
+    missing = sorted({name for name in collector_modules(stage) if not _excluded(name)} - modules)
     stray = sorted(path.relative_to(folder).as_posix() for path in folder.rglob("*") if _left_out_file(path, folder))
     if missing or present or stray:
         raise BuildError(f"not the collector-only build: missing {missing}, excluded but present {present}, "
                          f"files {stray}")
+
+
+def _excluded(module: str) -> bool:
+    """A module of EXCLUDED (``aitrail.collector.foreign`` is the workstation's import, not the subject's)."""
+    return any(module == out or module.startswith(out + ".") for out in EXCLUDED)
 
 
 def _left_out_file(path: Path, folder: Path) -> bool:

@@ -182,6 +182,8 @@ def stat_problem(stat) -> str | None:
     for key in _STAT_INTS:
         if type(stat.get(key)) is not int:
             return f"{key} {_short(stat.get(key))} is not an integer"
+    if "mtime_ns" not in stat:  # null is "not recorded" (an import); absent is a damaged or forged record
+        return "mtime_ns is missing"
     for key, (low, high) in _STAT_RANGES.items():
         value = stat.get(key)
         if value is None and key not in _STAT_INTS:

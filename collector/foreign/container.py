@@ -88,8 +88,8 @@ class Recorded:
 class ForeignFile:
     """One file, directory or link of the subject as the container holds it.
 
-    ``path`` is the subject's absolute path with ``/`` separators: ``/home/alice/.claude/history.jsonl``
-    on Linux and macOS, ``C:/Users/alice/.claude/history.jsonl`` on Windows (a drive letter and a colon
+    ``path`` is the subject's absolute path with ``/`` separators: ``/home/alice/.agent/history.jsonl``
+    on Linux and macOS, ``C:/Users/alice/.agent/history.jsonl`` on Windows (a drive letter and a colon
     first). ``member`` names what holds its bytes in the container (None: the tool recorded the file but
     did not copy it). ``kind`` is ``file``, ``dir``, ``symlink`` or ``special``.
     """

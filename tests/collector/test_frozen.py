@@ -47,7 +47,7 @@ FROZEN_ENV = "AITRAIL_FROZEN_COLLECTOR"
 BUILD_SCRIPT = REPO / "packaging" / "build_frozen_collector.py"
 README_BUILD_TAG = "linux-x86_64"  # the build the README names; a build for another machine is named for it
 MEDIA, IMAGE = "/media/usb", "/mnt/image"  # the README's placeholders, the only words of its commands replaced
-LEFT_OUT = ("aitrail.analyzer", "yaml", "_yaml", "xlsxwriter", "msgspec")
+LEFT_OUT = ("aitrail.analyzer", "aitrail.collector.foreign", "yaml", "_yaml", "xlsxwriter", "msgspec")
 
 
 def _load_build_script():

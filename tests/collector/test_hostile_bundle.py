@@ -163,7 +163,8 @@ def test_compressed_index_over_its_limit_is_refused(bundle, tmp_path, monkeypatc
 @pytest.mark.parametrize("change, expected", [
     (lambda record: record.update(stat=[1, 2]), "stat: a list, not an object"),
     (lambda record: record["stat"].update(mode="rwxr-xr-x"), "is not an octal string"),
-    (lambda record: record["stat"].pop("mtime_ns"), "mtime_ns None is not an integer"),
+    (lambda record: record["stat"].pop("mtime_ns"), "mtime_ns is missing"),
+    (lambda record: record["stat"].update(mtime_ns="1"), "mtime_ns '1' is not an integer"),
     (lambda record: record.update(member=12), "member 12 is not a member name"),
     (lambda record: record.update(member="../../etc/passwd"), "is not a member name"),
     (lambda record: record.update(outcome="stolen"), "unknown outcome 'stolen'"),
