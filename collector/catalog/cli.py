@@ -107,3 +107,56 @@ def validate(directory: Path | None) -> None:
     catalog = _load_or_exit(directory)
     stores = sum(len(agent.stores) for agent in catalog.agents)
     click.echo(f"catalog valid: {len(catalog.agents)} agents, {stores} stores, sha256:{catalog.digest}")
+
+
+def _name_values(option: str, values: tuple[str, ...]) -> dict[str, str]:
+    """``NAME=VALUE`` options as a mapping; a usage error names a malformed or repeated one."""
+    pairs: dict[str, str] = {}
+    for value in values:
+        name, sep, text = value.partition("=")
+        if not sep or not name or not text:
+            raise click.UsageError(f"{option} takes NAME=VALUE, got {value!r}")
+        if name in pairs:
+            raise click.UsageError(f"{option} gives {name} twice")
+        pairs[name] = text
+    return pairs
+
+
+@catalog_group.command("export")
+@click.option("--format", "fmt", required=True, help="The collector to export to.",
+              type=click.Choice(["velociraptor", "kape", "uac", "forensic-artifacts"]))  # = export.FORMATS
+@click.option("-o", "--output", "directory", required=True, type=click.Path(file_okay=False, path_type=Path),
+              help="Directory to write the files into (created if missing; files of the same names are replaced).")
+@click.option("--agent", "agents", multiple=True, help="Only this agent (repeatable; see 'aitrail catalog list').")
+@click.option("--catalog", "catalog_dir", type=click.Path(file_okay=False, exists=True, path_type=Path))
+@click.option("--tool-sha256", "tool_sha256", multiple=True, metavar="NAME=HEX",
+              help="velociraptor: pin a tool (AITrail_<os>_<arch>) to the SHA-256 of its zip (repeatable).")
+@click.option("--tool-url", "tool_url", multiple=True, metavar="NAME=URL",
+              help="velociraptor: where the server downloads a tool from (repeatable).")
+def export_catalog(fmt: str, directory: Path, agents: tuple[str, ...], catalog_dir: Path | None,
+                   tool_sha256: tuple[str, ...], tool_url: tuple[str, ...]) -> None:
+    """Write the catalog as FORMAT files into a directory (docs/catalog-export.md).
+
+    Generated from the catalog each time, the same bytes for the same catalog
+    and options; the never-collected stores are excluded (or, where a format
+    has no exclusion, no path written can match one). Prints each file
+    written. Exit 1 when the catalog cannot be exported as asked.
+    """
+    from aitrail.collector.catalog.export import ExportError, generate, write  # only this command needs them
+
+    catalog = _load_or_exit(catalog_dir)
+    try:
+        result = generate(catalog, fmt, agents, _name_values("--tool-sha256", tool_sha256),
+                          _name_values("--tool-url", tool_url))
+    except ExportError as exc:
+        click.echo(f"aitrail catalog export: {exc}", err=True)
+        raise SystemExit(1) from exc
+    try:
+        written = write(result, directory)
+    except OSError as exc:
+        click.echo(f"aitrail catalog export: cannot write into {directory}: {exc}", err=True)
+        raise SystemExit(1) from exc
+    for path in written:
+        click.echo(f"wrote {path}")
+    for warning in result.warnings:
+        click.echo(f"warning: {warning}", err=True)

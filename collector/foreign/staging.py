@@ -190,7 +190,7 @@ class Staging:
                 if staged.relpath.lower() in CONTEXT_FILES and staged.foreign.member and staged.foreign.kind == "file"}
 
     def members_ending(self, suffixes: set[str]) -> set[str]:
-        """The members of placed files whose path ends with one of ``suffixes`` (``/.claude/settings.json``)."""
+        """The members of placed files whose path ends with one of ``suffixes`` (``/.agent/settings.json``)."""
         return {staged.foreign.member for staged in self.files.values()
                 if staged.foreign.member and staged.foreign.kind == "file"
                 and any(("/" + staged.relpath).endswith(suffix) for suffix in suffixes)}
