@@ -25,10 +25,12 @@ import importlib
 import os
 import stat as stat_module
 
+from aitrail.collector import catalog as catalog_module
 from aitrail.collector import collect, runinfo
 from aitrail.collector.bundle import records as oc
 from aitrail.collector.foreign.container import STREAM_ERRORS, Container, ContainerError, file_sha256
-from aitrail.collector.foreign.staging import Staged, StagedBackend, Staging
+from aitrail.collector.foreign.relevance import reachable, settings_suffixes
+from aitrail.collector.foreign.staging import CONTEXT_FILES, Staged, StagedBackend, Staging
 from aitrail.collector.fs import platform
 from aitrail.collector.fs.meta import Meta
 
@@ -66,11 +68,11 @@ def import_read(container: Container, options: collect.CollectOptions) -> collec
     container_path = container.path
     digest = file_sha256(container_path) if os.path.isfile(container_path) else (None, None)
     with Staging(os.path.dirname(os.path.abspath(options.output or "."))) as staging:
-        staging.place(container.files, container.windows)
+        staging.prepare(container.files, container.windows)
         hooks = ImportHooks(container, staging, container_path, digest)
-        hooks.fill_before_planning(options.catalog_dir)
         options.root, options.foreign = staging.path, hooks
         with platform.using(StagedBackend(platform.current(), staging)):
+            hooks.place(options)
             return collect.run(options)
 
 
@@ -85,19 +87,24 @@ class ImportHooks(collect.ForeignHooks):
 
     # -- before the run ----------------------------------------------------------------
 
-    def fill_before_planning(self, catalog_dir: str | None) -> None:
-        """The system files an image is described by, and the settings files the planner reads, get their bytes."""
-        from aitrail.collector import catalog as catalog_module
+    def place(self, options: collect.CollectOptions) -> None:
+        """Lay out the tree in two steps: what planning reads, then only the files the catalog can reach.
 
-        catalog = catalog_module.load(catalog_dir)
-        suffixes = set()
-        for agent in catalog.agents:
-            for root in agent.roots:
-                for setting in root.settings:
-                    source = agent.root(setting.root)
-                    suffixes.update("/" + "/".join(filter(None, (path.strip("/"), setting.file)))
-                                    for path in source.paths)
+        First every directory, link and special file, and the files the plan
+        reads (the system files an image is described by, the settings files
+        that move a root), which get their bytes; then the plan of the run to
+        come tells which files its walk can reach (relevance.py), and only
+        those get a placeholder. A UAC archive of a whole system holds far
+        more than the agents' files: 20,000 unrelated files took two thirds
+        of an import's time as placeholders that no glob could match.
+        """
+        catalog = catalog_module.load(options.catalog_dir)
+        suffixes = settings_suffixes(catalog)
+        self.staging.place(lambda relpath, foreign: foreign.kind != "file" or relpath.lower() in CONTEXT_FILES
+                           or any(("/" + relpath).endswith(suffix) for suffix in suffixes))
         self._fill(self.staging.context_members() | self.staging.members_ending(suffixes))
+        self.staging.place(reachable(self.staging, options, catalog))
+        self.staging.finish()
 
     def _fill(self, members: set[str]) -> None:
         wanted = {member for member in members
@@ -178,6 +185,7 @@ class ImportHooks(collect.ForeignHooks):
                           "a directory: no single digest; each file's own is in files.jsonl"},
             "imported_by": {**runinfo.tool_info(), "account": runinfo.user_info().get("name")},
             "files_in_container": len(self.container.files),
+            "files_not_laid_out": sum(1 for _, foreign in self.staging.pending if foreign.kind == "file"),
             "drives": sorted(self.staging.drives),
             "digest_checks": dict(self.checks),
             "not_in_container": self.not_in_container,

@@ -38,7 +38,7 @@ import os
 import shutil
 import stat as stat_module
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from aitrail.collector.foreign.container import ForeignFile, Problems, Recorded
@@ -79,6 +79,8 @@ class Staging:
         self.by_member: dict[str, list[Staged]] = {}
         self.problems = Problems()
         self.drives: set[str] = set()
+        self.pending: list[tuple[str, ForeignFile]] = []  # prepared, not placed (yet): relpath, file
+        self.directories: list[tuple[str, ForeignFile]] = []
 
     def __enter__(self) -> Staging:
         return self
@@ -92,24 +94,39 @@ class Staging:
 
     # -- placing ---------------------------------------------------------------------
 
-    def place(self, files: list[ForeignFile], windows: bool) -> None:
-        """Lay out every file, directory and link; directories get their recorded times last."""
-        directories: list[tuple[str, ForeignFile]] = []
-        for foreign in sorted(files, key=lambda item: item.path):
+    def prepare(self, files: list[ForeignFile], windows: bool) -> None:
+        """Check every path once (problems named here) and keep them, sorted, to be placed."""
+        seen: set[str] = set()
+        for foreign in sorted(files, key=lambda item: item.path.split("/")):  # siblings together
             relpath = self._relpath(foreign.path, windows)
             if relpath is None:
                 continue
-            if relpath in self.files:
+            if relpath in seen:
                 self.problems.add(f"{foreign.path}: named twice in the container; the first is kept")
                 continue
-            try:
-                self._place_one(relpath, foreign)
-            except OSError as exc:
-                self.problems.add(f"{foreign.path}: not placed ({_why(exc)})")
-                continue
-            if foreign.kind == "dir":
-                directories.append((relpath, foreign))
-        for relpath, foreign in reversed(directories):  # deepest first: a child made later moves its parent's mtime
+            seen.add(relpath)
+            self.pending.append((relpath, foreign))
+
+    def place(self, wanted: Callable[[str, ForeignFile], bool] | None = None) -> None:
+        """Lay out the prepared paths ``wanted`` says (every one when None); the others stay pending."""
+        rest = []
+        with _Chain(self.path) as chain:
+            for relpath, foreign in self.pending:
+                if wanted is not None and not wanted(relpath, foreign):
+                    rest.append((relpath, foreign))
+                    continue
+                try:
+                    self._place_one(relpath, foreign, chain)
+                except OSError as exc:
+                    self.problems.add(f"{foreign.path}: not placed ({_why(exc)})")
+                    continue
+                if foreign.kind == "dir":
+                    self.directories.append((relpath, foreign))
+        self.pending = rest
+
+    def finish(self) -> None:
+        """The directories' recorded times, deepest first (a child made later moves its parent's mtime)."""
+        for relpath, foreign in sorted(self.directories, key=lambda item: item[0].count("/"), reverse=True):
             with contextlib.suppress(OSError):
                 self._set_times(relpath, foreign.recorded)
 
@@ -128,35 +145,34 @@ class Staging:
             return None
         return "/".join(parts)
 
-    def _place_one(self, relpath: str, foreign: ForeignFile) -> None:
+    def _place_one(self, relpath: str, foreign: ForeignFile, chain: _Chain) -> None:
         *parents, name = relpath.split("/")
-        with self._directory(parents, create=True) as parent:
-            if foreign.kind == "dir":
-                with contextlib.suppress(FileExistsError):
-                    os.mkdir(name, 0o700, dir_fd=parent)
-                staged = Staged(relpath, foreign)
-                self.files[relpath] = staged
-                return
-            if foreign.kind == "symlink":
-                if not foreign.link_target:
-                    raise OSError(errno_module.EINVAL, "a link whose target the container does not record")
-                os.symlink(foreign.link_target, name, dir_fd=parent)
-            elif foreign.kind == "file":
-                fd = os.open(name, NEW_FILE_FLAGS, 0o600, dir_fd=parent)
-                try:
-                    os.ftruncate(fd, foreign.size)  # sparse: the size the container records, no bytes
-                finally:
-                    os.close(fd)
-            else:
-                os.mkfifo(name, 0o600, dir_fd=parent)  # a special file: recorded from lstat, never opened
-            result = os.stat(name, dir_fd=parent, follow_symlinks=False)
+        parent = chain.enter(parents)
+        if foreign.kind == "dir":
+            with contextlib.suppress(FileExistsError):
+                os.mkdir(name, 0o700, dir_fd=parent)
+            self.files[relpath] = Staged(relpath, foreign)
+            return
+        if foreign.kind == "symlink":
+            if not foreign.link_target:
+                raise OSError(errno_module.EINVAL, "a link whose target the container does not record")
+            os.symlink(foreign.link_target, name, dir_fd=parent)
+        elif foreign.kind == "file":
+            fd = os.open(name, NEW_FILE_FLAGS, 0o600, dir_fd=parent)
+            try:
+                os.ftruncate(fd, foreign.size)  # sparse: the size the container records, no bytes
+            finally:
+                os.close(fd)
+        else:
+            os.mkfifo(name, 0o600, dir_fd=parent)  # a special file: recorded from lstat, never opened
+        result = os.stat(name, dir_fd=parent, follow_symlinks=False)
         staged = Staged(relpath, foreign)
         self.files[relpath] = staged
         self.by_inode[(result.st_dev, result.st_ino)] = staged
         if foreign.member is not None and foreign.kind == "file":
             self.by_member.setdefault(foreign.member, []).append(staged)
         if foreign.kind != "symlink":
-            self._set_times(relpath, foreign.recorded)
+            _utime(parent, name, foreign.recorded)
 
     @contextlib.contextmanager
     def _directory(self, parts: list[str], create: bool) -> Iterator[int]:
@@ -176,11 +192,9 @@ class Staging:
 
     def _set_times(self, relpath: str, recorded: Recorded) -> None:
         """The placeholder's atime and mtime as recorded (what the walk's own lstat would see), 0 when not."""
-        mtime = recorded.mtime_ns or 0
-        atime = recorded.atime_ns if recorded.atime_ns is not None else mtime
         *parents, name = relpath.split("/")
         with self._directory(parents, create=False) as parent:
-            os.utime(name, ns=(atime, mtime), dir_fd=parent, follow_symlinks=False)
+            _utime(parent, name, recorded)
 
     # -- filling ---------------------------------------------------------------------
 
@@ -231,6 +245,50 @@ class Staging:
     def _copy(self, source: str, destination: str) -> None:
         with open(os.path.join(self.path, source), "rb") as handle:
             self._write(destination, handle, {})
+
+
+def _utime(parent: int, name: str, recorded: Recorded) -> None:
+    mtime = recorded.mtime_ns or 0
+    atime = recorded.atime_ns if recorded.atime_ns is not None else mtime
+    os.utime(name, ns=(atime, mtime), dir_fd=parent, follow_symlinks=False)
+
+
+class _Chain:
+    """The open directories of the path being placed: a sibling reuses them (one open per directory, not per file).
+
+    Each component is made (0700) and entered with ``O_NOFOLLOW``: a link the
+    container placed is never entered; the chain then stops at the last
+    directory it could enter.
+    """
+
+    def __init__(self, root: str):
+        self.root = root
+        self.names: list[str] = []
+        self.fds: list[int] = []
+
+    def __enter__(self) -> _Chain:
+        self.fds = [os.open(self.root, DIR_FLAGS)]
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for fd in self.fds:
+            os.close(fd)
+        self.fds, self.names = [], []
+
+    def enter(self, parts: list[str]) -> int:
+        """The descriptor of the directory ``parts`` below the root, made where missing."""
+        common = 0
+        while common < min(len(parts), len(self.names)) and parts[common] == self.names[common]:
+            common += 1
+        while len(self.names) > common:
+            self.names.pop()
+            os.close(self.fds.pop())
+        for part in parts[common:]:
+            with contextlib.suppress(FileExistsError):
+                os.mkdir(part, 0o700, dir_fd=self.fds[-1])
+            self.fds.append(os.open(part, DIR_FLAGS, dir_fd=self.fds[-1]))
+            self.names.append(part)
+        return self.fds[-1]
 
 
 def _why(exc: OSError) -> str:

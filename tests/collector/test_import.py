@@ -222,10 +222,10 @@ def test_hostile_members_are_named_never_followed(tmp_path):
     with tarfile.open(archive, "w:gz") as tar:
         for path in sorted(root.rglob("*")):
             tar.add(path, arcname="[root]/" + str(path.relative_to(root)), recursive=False)
-        link = tarfile.TarInfo("[root]/home/bob")
+        link = tarfile.TarInfo("[root]/home/alice/.claude/projects/evil")
         link.type, link.linkname = tarfile.SYMTYPE, str(outside)
         tar.addfile(link)
-        for name in ("[root]/home/bob/.codex/history.jsonl", "[root]/../../escape.jsonl",
+        for name in ("[root]/home/alice/.claude/projects/evil/s.jsonl", "[root]/../../escape.jsonl",
                      "[root]/home/alice/../../../etc/x"):
             info = tarfile.TarInfo(name)
             info.size = 3
@@ -236,7 +236,7 @@ def test_hostile_members_are_named_never_followed(tmp_path):
     assert not (tmp_path / "escape.jsonl").exists()
     problems = collection(tmp_path / "b.tar.zst")["foreign_custody"]["problems"]
     assert any("../../escape.jsonl" in problem for problem in problems)
-    assert any(problem.startswith("/home/bob/.codex/history.jsonl: not placed (below a link")
+    assert any(problem.startswith("/home/alice/.claude/projects/evil/s.jsonl: not placed (below a link")
                for problem in problems)
     assert verify(str(tmp_path / "b.tar.zst")).ok
     assert result.bundle_path and not any(name.startswith(".aitrail-import-") for name in os.listdir(tmp_path))
@@ -261,3 +261,31 @@ def test_a_size_that_lies_is_a_problem(tmp_path, size):
     archive = foreign.Archive(str(tar_of(fake_root(tmp_path), tmp_path / "c.tar.gz")))
     assert not archive._add(foreign.ArchiveEntry("[root]/x", "file", size, 0))
     assert "out of range" in archive.problems[0]
+
+
+def test_only_reachable_files_are_laid_out_and_outcomes_stay_those_of_collect_root(tmp_path):
+    root = fake_root(tmp_path)
+    for index in range(50):  # what a broad collection also takes: no catalog glob reaches them
+        unrelated = root / "home" / "alice" / "projects" / "app" / "node_modules" / f"m{index}.js"
+        unrelated.parent.mkdir(parents=True, exist_ok=True)
+        unrelated.write_text("module.exports = 1;\n")
+    elsewhere = root / "data" / "pi-sessions"  # a store moved by a link, inside the image
+    elsewhere.mkdir(parents=True)
+    (root / "home" / "alice" / ".claude" / "projects" / "moved").symlink_to("/data/pi-sessions")
+    (elsewhere / "s.jsonl").write_text('{"type":"user"}\n')
+    for path in [root, *root.rglob("*")]:
+        os.utime(path, (WHOLE_SECOND, WHOLE_SECOND), follow_symlinks=False)
+    run_import(RootTar(str(tar_of(root, tmp_path / "c.tar.gz"))), tmp_path / "imported.tar.zst")
+    native = collect.run(collect.CollectOptions(output=str(tmp_path / "native.tar.zst"), root=str(root),
+                                                case_id="T", progress=False))
+    imported = sorted((record["source_path"], record["store"], record["outcome"], record["sha256"])
+                      for record in files_records(tmp_path / "imported.tar.zst"))
+    assert imported == sorted((record["source_path"], record["store"], record["outcome"], record["sha256"])
+                              for record in files_records(tmp_path / "native.tar.zst"))
+    assert native.counts["matched"] == len(imported)
+    # the link is on the way to a store: every file is laid out, as the walk may follow it anywhere
+    assert collection(tmp_path / "imported.tar.zst")["foreign_custody"]["files_not_laid_out"] == 0
+    (root / "home" / "alice" / ".claude" / "projects" / "moved").unlink()
+    run_import(RootTar(str(tar_of(root, tmp_path / "d.tar.gz"))), tmp_path / "b.tar.zst")
+    custody = collection(tmp_path / "b.tar.zst")["foreign_custody"]
+    assert custody["files_not_laid_out"] >= 51  # the node_modules files and the moved session

@@ -87,7 +87,7 @@ def timeline(bundle: Path) -> list[dict]:
 
 
 def native_collection(tmp_path: Path, homes: tuple[str, ...]) -> tuple[Path, Path, list[dict]]:
-    """aitrail's own collection of a subject root with ``homes``, and its timeline."""
+    """Aitrail's own collection of a subject root with ``homes``, and its timeline."""
     root = subject_root(tmp_path, homes)
     bundle = tmp_path / "native.tar.zst"
     invoke("collect", "--root", str(root), "-o", str(bundle), "--case", "RT", "--quiet")
