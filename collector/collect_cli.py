@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import sys
@@ -113,18 +114,8 @@ def collect(homes, all_users, root, hostname, time_zone, agents, output, case_id
         max_file_size=max_file_size, max_file_seconds=max_file_seconds, catalog_dir=catalog_dir, progress=not quiet,
         hostname=hostname, time_zone=time_zone,
     )
-    try:
+    with reported_failures():
         result = collect_module.run(options)
-    except KeyError as exc:
-        raise click.UsageError(f"unknown agent: {exc.args[0]}") from exc
-    except CatalogError as exc:
-        click.echo("catalog invalid:\n" + str(exc), err=True)
-        sys.exit(1)
-    except SigningKeyError as exc:
-        raise click.UsageError(str(exc)) from exc
-    except (collect_module.CollectionError, OSError) as exc:
-        click.echo(f"aitrail: no bundle produced: {exc}", err=True)
-        sys.exit(1)
     _print_warnings(result)
     if dry_run:
         _print_dry_run(result)
@@ -133,6 +124,23 @@ def collect(homes, all_users, root, hostname, time_zone, agents, output, case_id
         return
     _print_summary(result)
     sys.exit(result.exit_code)
+
+
+@contextlib.contextmanager
+def reported_failures():
+    """A run's failures as the command line says them: an unknown agent or a bad key exit 2, the rest 1."""
+    try:
+        yield
+    except KeyError as exc:
+        raise click.UsageError(f"unknown agent: {exc.args[0]}") from exc
+    except CatalogError as exc:
+        click.echo("catalog invalid:\n" + str(exc), err=True)
+        sys.exit(1)
+    except SigningKeyError as exc:
+        raise click.UsageError(str(exc)) from exc
+    except (collect_module.CollectionError, OSError) as exc:
+        click.echo(f"aitrail: no bundle produced: {terminal_text(str(exc))}", err=True)
+        sys.exit(1)
 
 
 def _refuse_unsupported_platform() -> None:

@@ -9,9 +9,13 @@ import click
 
 from aitrail.collector import collect as collect_module
 from aitrail.collector.bundle.display import terminal_text
-from aitrail.collector.bundle.seal import SigningKeyError
-from aitrail.collector.catalog.schema import CatalogError
-from aitrail.collector.collect_cli import SizeType, _print_summary, _print_warnings, _refuse_unsupported_platform
+from aitrail.collector.collect_cli import (
+    SizeType,
+    _print_summary,
+    _print_warnings,
+    _refuse_unsupported_platform,
+    reported_failures,
+)
 from aitrail.collector.foreign.run import TOOLS, import_container
 
 
@@ -60,18 +64,8 @@ def import_command(tool, container, output, agents, case_id, examiner, notes, ho
         sign=one_time_key, max_file_size=max_file_size, catalog_dir=catalog_dir, progress=not quiet,
         hostname=hostname, time_zone=time_zone,
     )
-    try:
+    with reported_failures():
         result = import_container(tool, container, options)
-    except KeyError as exc:
-        raise click.UsageError(f"unknown agent: {exc.args[0]}") from exc
-    except CatalogError as exc:
-        click.echo("catalog invalid:\n" + str(exc), err=True)
-        sys.exit(1)
-    except SigningKeyError as exc:
-        raise click.UsageError(str(exc)) from exc
-    except (collect_module.CollectionError, OSError) as exc:
-        click.echo(f"aitrail: no bundle produced: {terminal_text(str(exc))}", err=True)
-        sys.exit(1)
     _print_warnings(result)
     _print_summary(result)
     custody = options.foreign.custody() if options.foreign is not None else {}

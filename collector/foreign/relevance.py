@@ -5,7 +5,7 @@ makes, over the directories already laid out and the settings files already
 filled) gives every target: a location and the glob segments below it. A
 file is reachable when, below a target's location, its path starts with the
 glob's literal segments and then either matches the one segment left (a glob
-whose only pattern is its last segment, such as ``.claude.json*`` of a home,
+whose only pattern is its last segment, such as ``.agent.json*`` of a home,
 or a SQLite companion ``-wal``, ``-shm``, ``-journal`` of such a match) or
 goes on below them (any glob with a pattern before its last segment: every
 file below its literal part is laid out, so the walk sees what a live walk
@@ -14,7 +14,7 @@ placed to be recorded ``never_collect``. Names are compared without case (an
 extra placeholder costs nothing; a missing one would lose a match).
 
 Links may lead the walk anywhere in the tree, so a container with a link
-above, at or below any target's literal part (``~/.claude`` a link, or a
+above, at or below any target's literal part (an agent folder a link, or a
 link inside it) has every file placed. The files left out are counted in
 ``foreign_custody.files_not_laid_out``: no glob of the catalog could reach
 them, so a live walk of the same tree would not have opened them either.
@@ -106,7 +106,7 @@ class _Index:
 
 
 def _on_the_way(relpath: str, rules: list[Rule]) -> bool:
-    """A link the walk may meet: above, at or below a target's literal part (``~/.claude`` itself, or inside it)."""
+    """A link the walk may meet: above, at or below a target's literal part (an agent folder itself, or inside it)."""
     parts = tuple(relpath.lower().split("/"))
     return any(prefix[:len(parts)] == parts or parts[:len(prefix)] == prefix for prefix, _, _ in rules)
 

@@ -98,9 +98,9 @@ def probe(tmp_path: Path) -> catalog_module.Catalog:
     (("Library/Application Support/Code",), "home", "Library/Application Support/Code", ("macos",)),
     ((".Trash",), "home", ".Trash", ("macos",)),
     # collect looks in every path of a root on every home: an export collects no less
-    ((".config/Code", "Library/Application Support/Code"), "home", ".config/Code", ("linux", "macos")),
-    ((".local/share/opencode",), "home", ".local/share/opencode", ("linux", "macos")),
-    ((".claude", ".config/claude"), "home", ".config/claude", ("linux", "macos")),
+    ((".config/Code", "Library/Application Support/Code"), "home", ".config/Code", ("linux", "macos", "windows")),
+    ((".local/share/opencode",), "home", ".local/share/opencode", ("linux", "macos", "windows")),
+    ((".claude", ".config/claude"), "home", ".config/claude", ("linux", "macos", "windows")),
     ((".claude",), "home", ".claude", ("linux", "macos", "windows")),
     (("Documents/Cline",), "home", "Documents/Cline", ("linux", "macos", "windows")),
     ((".",), "home", ".", ("linux", "macos", "windows")),

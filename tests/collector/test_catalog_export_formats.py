@@ -123,11 +123,19 @@ def test_kape_targets_are_the_catalogs_windows_globs_exactly(tkape):
                for target in data["Targets"]}
     expected = set()
     for pattern in PLAN.for_os("windows"):
-        segments = split_glob(pattern.path)
+        segments = split_glob(kape.widened(pattern).path)  # a class in a FileMask as one '?' per class
         if segments[-1] == "**":
             segments.append("*")
         expected.add((pattern.scope, "/".join(segments)))
     assert written == expected
+
+
+def test_a_class_kape_cannot_express_is_widened_never_narrowed():
+    pattern = next(pattern for pattern in PLAN.for_os("windows") if "[0-9]" in pattern.glob.rpartition("/")[2])
+    wide = kape.widened(pattern)
+    assert "[" not in wide.path and wide.path.count("?") == pattern.path.rpartition("/")[2].count("[")
+    taken = pattern.path.replace("[0-9]", "7").replace("*", "x")  # a name the catalog's glob takes
+    assert fnmatch.fnmatchcase(taken, pattern.path) and fnmatch.fnmatchcase(taken, wide.path)
 
 
 def test_no_kape_target_can_copy_a_credential(tkape):

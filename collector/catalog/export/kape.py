@@ -24,6 +24,7 @@ Path + FileMask against the catalog's credentials again, from the files.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 from aitrail.collector.catalog.export import yamltext
@@ -45,6 +46,22 @@ _GUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12
 def file_name(agent: AgentCatalog) -> str:
     """The agent's target file: AITrail + the agent id in CamelCase (``some-agent`` -> AITrailSomeAgent)."""
     return "AITrail" + "".join(part.capitalize() for part in agent.agent.split("-")) + ".tkape"
+
+
+_CLASS = re.compile(r"\[[^\]/]*\]")
+
+
+def widened(pattern: Pattern) -> Pattern:
+    """The pattern with each character class of its last segment as ``?``: KAPE's FileMask has no classes.
+
+    One character for one character: the mask takes every name the class
+    took and a few more (``[0-9]`` becomes any character), never fewer; the
+    credential check then runs on the widened glob.
+    """
+    head, _, last = pattern.glob.rpartition("/")
+    if "[" not in last:
+        return pattern
+    return dataclasses.replace(pattern, glob=(head + "/" if head else "") + _CLASS.sub("?", last))
 
 
 def target_parts(pattern: Pattern) -> tuple[str, str | None, bool]:
@@ -81,6 +98,7 @@ def agent_targets(plan: ExportPlan, agent: AgentCatalog) -> list[dict]:
     """The Targets entries of one agent: one per distinct (Path, FileMask, Recursive), stores merged."""
     merged: dict[tuple[str, str | None, bool], list[Pattern]] = {}
     for pattern in plan.for_os("windows", tuple(plan.agent_patterns(agent.agent))):
+        pattern = widened(pattern)
         plan.require_no_credential(pattern, "KAPE")
         merged.setdefault(target_parts(pattern), []).append(pattern)
     entries = []

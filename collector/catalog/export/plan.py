@@ -8,12 +8,13 @@ rule, by the path's first segment (docs/catalog-export.md says the same):
 * ``AppData``, ``Program Files``, ``Program Files (x86)``, ``ProgramData``,
   ``OneDrive`` (the Windows known-folder redirection of Documents): Windows;
 * ``Library`` and ``.Trash`` (the per-user macOS trash): macOS;
-* ``.config`` and ``.local`` (the XDG directories): Linux and macOS, even
-  where the same root also names a ``Library/...`` path: ``collect`` looks
-  in every path of a root on every home, and an export collects no less (a
-  macOS home can hold an XDG copy: a dotfiles sync, an agent's older build,
-  a home moved from Linux); a path that is not there costs the other tool
-  one failed lookup;
+* ``.config`` and ``.local`` (the XDG directories): all three, even where
+  the same root also names a ``Library/...`` or ``AppData/...`` path:
+  ``collect`` looks in every path of a root on every home, and an export
+  collects no less (Node agents built on the xdg-basedir package
+  keep ``~/.local/share`` on Windows and macOS too; a home can hold an XDG
+  copy from a dotfiles sync or an older build); a path that is not there
+  costs the other tool one failed lookup;
 * ``etc`` (``scope: system`` only): Linux;
 * anything else under a home (a dot-directory of the agent's own,
   ``Documents``, the home itself ``.``): all three;
@@ -49,7 +50,6 @@ from aitrail.collector.catalog.schema import AgentCatalog, Root
 OSES = ("linux", "macos", "windows")
 _WINDOWS_HEADS = frozenset({"AppData", "Program Files", "Program Files (x86)", "ProgramData", "OneDrive"})
 _MACOS_HEADS = frozenset({"Library", ".Trash"})
-_XDG_HEADS = frozenset({".config", ".local"})
 # uuid5 namespace of every GUID an export writes (KAPE target ids): fixed, so the same catalog gives the same ids
 GUID_NAMESPACE = uuid.UUID("5d0c5b8e-6f0a-5c39-9d0e-8a41e7c3a2f1")
 
@@ -167,8 +167,6 @@ def oses_for(root: Root, path: str) -> tuple[str, ...]:
         if head == "etc":
             return ("linux",)
         raise ExportError(f"root {root.id!r}: no OS rule for the system path {path!r}")
-    if head in _XDG_HEADS:
-        return ("linux", "macos")
     return OSES
 
 
