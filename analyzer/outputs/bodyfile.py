@@ -6,8 +6,11 @@ times are metadata, their content stays uncollected)::
 
     MD5|name|inode|mode_as_string|UID|GID|size|atime|mtime|ctime|crtime
 
-* MD5: the file's SHA-256 from files.jsonl where it was collected, else ``0``
-  (mactime does not check the field; the hash is the one the manifests hold).
+* MD5: ``0`` by default. The field is MD5 in TSK's format, and plaso checks
+  it: a SHA-256 there is one "invalid MD5 value" warning per line. The
+  bundle holds SHA-256 only (its manifests' digest), so ``hash="sha256"``
+  (``--hash sha256``) writes it there for tools that only carry the field
+  (mactime does not check it), where the file was collected.
 * name: the path on the subject (``source_path``), ``name -> target`` for a
   link; bytes that are not printable UTF-8, and ``|`` and ``\``, are written
   ``\xNN`` so that every line has eleven fields.
@@ -65,15 +68,18 @@ def _number(value) -> str:
     return str(value) if isinstance(value, int) and not isinstance(value, bool) else "0"
 
 
-def bodyfile_line(record: dict) -> str | None:
-    """The bodyfile line of one files.jsonl record, or None when it has no stat."""
+HASHES = ("none", "sha256")  # what the MD5 field holds: 0, or the collected file's SHA-256
+
+
+def bodyfile_line(record: dict, hash_field: str = "none") -> str | None:
+    """The bodyfile line of one files.jsonl record, or None when it has no stat (``hash_field``: HASHES)."""
     stat = record.get("stat")
     if not isinstance(stat, dict):
         return None
     name = escaped(_b64(record.get("source_path_b64")) or str(record.get("source_path") or "").encode())
     if record.get("type") == "symlink":
         name += " -> " + escaped(metadata.link_target(record))
-    digest = record.get("sha256")
+    digest = record.get("sha256") if hash_field == "sha256" else "0"
     if not (isinstance(digest, str) and len(digest) == 64 and digest.isascii()
             and all(char in "0123456789abcdef" for char in digest)):
         digest = "0"  # the hash field is a digest or 0, never text of the bundle's (a '|' or newline in it)
@@ -84,9 +90,9 @@ def bodyfile_line(record: dict) -> str | None:
     return "|".join(fields) + "\n"
 
 
-def bodyfile_lines(reader: BundleReader) -> Iterator[str]:
+def bodyfile_lines(reader: BundleReader, hash_field: str = "none") -> Iterator[str]:
     """Every bodyfile line of a (verified) bundle, in files.jsonl order."""
     for _number_of_line, record, _problem in metadata.iter_records(reader):
-        line = bodyfile_line(record) if isinstance(record, dict) else None
+        line = bodyfile_line(record, hash_field) if isinstance(record, dict) else None
         if line is not None:
             yield line

@@ -48,9 +48,12 @@ def export() -> None:
 @BUNDLE
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False, allow_dash=True),
               help="Bodyfile to write ('-': standard output).")
+@click.option("--hash", "hash_field", type=click.Choice(["none", "sha256"]), default="none", show_default=True,
+              help="What the first (MD5) field holds: 0, which plaso reads without a warning, or the collected "
+                   "file's SHA-256 (plaso warns 'invalid MD5 value' on each such line; mactime does not check it).")
 @PUBLIC_KEY
 @REQUIRE_SIGNATURE
-def bodyfile(bundle: str, output: str, public_key: str | None, require_signature: bool) -> None:
+def bodyfile(bundle: str, output: str, hash_field: str, public_key: str | None, require_signature: bool) -> None:
     """Every matched file's MACB times, inode, mode, owner and size as a mactime 3.x bodyfile.
 
     Read from aitrail/files.jsonl after the bundle verifies (docs/outputs.md).
@@ -64,7 +67,7 @@ def bodyfile(bundle: str, output: str, public_key: str | None, require_signature
         handle = sys.stdout if output == "-" else open(output, "x", encoding="utf-8", newline="\n")
         try:
             count = 0
-            for line in bodyfile_lines(reader):
+            for line in bodyfile_lines(reader, hash_field):
                 handle.write(line)
                 count += 1
         finally:

@@ -52,7 +52,7 @@ def test_the_bodyfile_has_eleven_fields_per_record_and_the_times_of_files_jsonl(
         stat = record["stat"]
         assert fields[2] == str(stat["ino"]) and fields[6] == str(stat["size"])
         assert fields[7:10] == [str(stat[key] // 10**9) for key in ("atime_ns", "mtime_ns", "ctime_ns")]
-        assert fields[0] == (record["sha256"] or "0")
+        assert fields[0] == "0"  # TSK's MD5 field: 0 by default, which plaso reads without a warning
     piped = next(line for line in lines if "notes" in line)
     assert "notes\\x7cdraft.jsonl" in piped and piped.split("|")[8] == "1700000100"
     assert any("caf\\xe9" in line for line in lines), "a byte that is not UTF-8 is written as \\xNN"
@@ -249,7 +249,17 @@ def test_the_bodyfile_hash_field_is_a_digest_or_zero(digest):
     from aitrail.analyzer.outputs.bodyfile import bodyfile_line
 
     record = {"sha256": digest, "source_path": "/home/a/x", "stat": {"mode": "100644", "mtime_ns": 0}}
-    line = bodyfile_line(record)
+    line = bodyfile_line(record, "sha256")
     assert line.count("\n") == 1 and line.split("|")[0] == "0" and line.count("|") == 10
     record["sha256"] = "a" * 64
-    assert bodyfile_line(record).startswith("a" * 64 + "|")
+    assert bodyfile_line(record, "sha256").startswith("a" * 64 + "|")
+    assert bodyfile_line(record).startswith("0|")  # the default: 0, never the SHA-256 in the MD5 field
+
+
+def test_export_bodyfile_hash_sha256_puts_the_collected_files_digest_first(cli, bundle, tmp_path):
+    body = tmp_path / "body.txt"
+    assert cli("export", "bodyfile", bundle, "-o", body, "--hash", "sha256").exit_code == 0
+    with_stat = [record for record in bundle_records(bundle) if record.get("stat")]
+    assert [line.split("|")[0] for line in body.read_text().splitlines()] == \
+        [record["sha256"] or "0" for record in with_stat]
+    assert any(record["sha256"] for record in with_stat)
