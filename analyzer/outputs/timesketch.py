@@ -13,6 +13,12 @@ here carries:
   prefixes (``Prompt submitted``, ``Tool call``, ``Permission decision``...),
   with the kind of time when it is not the record's own (``File modified
   (...)``, ``... (session time)``, ``... (log folder time)``);
+* ``data_type``: ``aitrail:<agent>:<kind>`` in plaso's and Timesketch's
+  convention (lower case, ``_`` for ``-``): the turn type (``user``,
+  ``tool_use`` ...), or for a system row its fixed prefix
+  (``permission_decision``, ``parser``, ``model`` ...) else ``event``, so a
+  Timesketch filter or analyzer can select one kind of row
+  (``data_type:"aitrail:claude_code:tool_use"``);
 * the 17 timeline columns under their own names, then ``hostname`` and
   ``case_id`` from collection.json and the bundle's ``bundle_sha256``;
 * a row with no time is **kept**: its ``datetime`` is the collection's start
@@ -39,7 +45,7 @@ from datetime import datetime
 from aitrail.analyzer.view.rows import COLUMNS
 
 MESSAGE_CHARS = 2000
-EXTRA_COLUMNS = ("message", "datetime", "timestamp", "timestamp_desc")
+EXTRA_COLUMNS = ("message", "datetime", "timestamp", "timestamp_desc", "data_type")
 TRAILING_COLUMNS = ("hostname", "case_id", "bundle_sha256", "aitrail_no_timestamp", "tag")
 CSV_COLUMNS = (*EXTRA_COLUMNS, *COLUMNS, *TRAILING_COLUMNS)
 NO_TIME_TAG = "aitrail-no-timestamp"
@@ -63,6 +69,13 @@ def describe(turn_type: str, text: str, timestamp_source: str) -> str:
     if base is None:
         base = next((label for prefix, label in PREFIX_DESCRIPTIONS if text.startswith(prefix)), "Agent event")
     return TIME_KINDS.get(timestamp_source, "{}").format(base)
+
+
+def data_type(agent: str, turn_type: str, text: str) -> str:
+    """``aitrail:<agent>:<kind>``: the turn type, or a system row's fixed prefix (``event`` for any other)."""
+    kind = turn_type if turn_type in TURN_DESCRIPTIONS else next(
+        (prefix.rstrip(":").replace(" ", "_") for prefix, _ in PREFIX_DESCRIPTIONS if text.startswith(prefix)), "event")
+    return f"aitrail:{agent.replace('-', '_')}:{kind}"
 
 
 def message(row: tuple) -> str:
@@ -115,7 +128,8 @@ def event(row: tuple, context: dict) -> dict:
             desc, tags = f"No time recorded ({kind})", [NO_TIME_TAG]
         else:
             desc, tags = f"Time outside Timesketch's range: {timestamp} ({kind})", [OUT_OF_RANGE_TAG]
-    out = {"message": message(row), "datetime": when, "timestamp": micros, "timestamp_desc": desc}
+    out = {"message": message(row), "datetime": when, "timestamp": micros, "timestamp_desc": desc,
+           "data_type": data_type(row[_INDEX["agent"]], row[_INDEX["turn_type"]], row[_INDEX["text"]])}
     out.update(zip(COLUMNS, row, strict=True))
     out.update(hostname=context.get("hostname", ""), case_id=context.get("case_id", ""),
                bundle_sha256=context.get("bundle_sha256", ""), aitrail_no_timestamp=missing, tag=tags)

@@ -34,6 +34,11 @@ def test_the_import_client_accepts_every_jsonl_event_and_keeps_its_time(cli, tmp
         assert TIMESKETCH_FIELDS <= fixed.keys()
         assert fixed["datetime"] and pandas.notna(pandas.to_datetime(fixed["datetime"], utc=True))
         assert fixed["message"].startswith("pi ")
+        assert fixed["data_type"] == "aitrail:pi:" + (row["turn_type"] if row["turn_type"] != "system" else
+                                                      fixed["data_type"].rsplit(":", 1)[1])
+    kinds = {row["data_type"] for row in rows}
+    assert "aitrail:pi:parser" in kinds and any(kind.startswith("aitrail:pi:") and kind != "aitrail:pi:parser"
+                                                for kind in kinds)
 
 
 def test_rows_without_a_time_are_kept_flagged_at_the_collection_time(cli, tmp_path):
@@ -55,6 +60,18 @@ def test_the_csv_form_passes_the_data_frame_check_with_no_row_dropped(cli, tmp_p
     fixed = importer.ImportStreamer()._fix_data_frame(frame)
     parsed = pandas.to_datetime(fixed["datetime"], utc=True, format="mixed", errors="coerce")
     assert not parsed.isna().any() and len(fixed) == len((CASE / "expected.csv").read_text().splitlines()) - 1
+
+
+@pytest.mark.parametrize("agent, turn, text, expected", [
+    ("claude-code", "tool_use", "{}", "aitrail:claude_code:tool_use"),
+    ("codex", "system", "permission decision: denied", "aitrail:codex:permission_decision"),
+    ("pi", "system", "parser: unparseable line", "aitrail:pi:parser"),
+    ("gemini-cli", "system", "thinking level: high", "aitrail:gemini_cli:event"),
+])
+def test_data_type_names_the_agent_and_the_kind_of_row(agent, turn, text, expected):
+    from aitrail.analyzer.outputs.timesketch import data_type
+
+    assert data_type(agent, turn, text) == expected
 
 
 @pytest.mark.parametrize("turn, text, source, expected", [
