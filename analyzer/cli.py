@@ -30,7 +30,8 @@ SUMMARY_COLUMNS = (("agent", "agent", "<"), ("store", "store", "<"), ("files", "
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False, allow_dash=True),
               help="Timeline file to write ('-': standard output).")
 @click.option("--format", "format_name", type=click.Choice((*FORMATS, "xlsx")), default="csv", show_default=True,
-              help="csv, jsonl, timesketch (JSONL), timesketch-csv, or xlsx (every cell text; see docs/outputs.md).")
+              help="csv, jsonl, timesketch (JSONL), timesketch-csv, ecs (OpenSearch/Elasticsearch bulk NDJSON) or xlsx "
+                   "(every cell text; see docs/outputs.md).")
 @click.option("--agent", "agents", multiple=True, help="Only this agent (repeatable; see 'aitrail catalog list').")
 @click.option("--force", is_flag=True, help="Analyze a bundle that fails verification (every output says so).")
 @click.option("--summary", "summary_path", type=click.Path(dir_okay=False),

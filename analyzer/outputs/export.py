@@ -1,4 +1,4 @@
-r"""Timeline formats: CSV (RFC 4180, header row), JSON Lines, and both for Timesketch; UTF-8, \n line ends.
+r"""Timeline formats: CSV (RFC 4180, header row), JSON Lines, both for Timesketch, ECS bulk NDJSON; UTF-8, \n ends.
 
 Columns and their order are ``rows.COLUMNS`` and then the bundle's
 ``TRAILING_COLUMNS`` (host, case_id, bundle_sha256); the JSONL objects keep
@@ -13,10 +13,10 @@ import json
 from collections.abc import Callable
 
 from aitrail.analyzer.formats.idioms import as_dict
-from aitrail.analyzer.outputs import timesketch
+from aitrail.analyzer.outputs import ecs, timesketch
 from aitrail.analyzer.view.rows import COLUMNS
 
-FORMATS = ("csv", "jsonl", "timesketch", "timesketch-csv")
+FORMATS = ("csv", "jsonl", "timesketch", "timesketch-csv", "ecs")
 # after the 17 columns of rows.COLUMNS, which keep their order and meaning: where each row's bundle came from
 TRAILING_COLUMNS = ("host", "case_id", "bundle_sha256")
 OUTPUT_COLUMNS = (*COLUMNS, *TRAILING_COLUMNS)
@@ -119,6 +119,8 @@ def renderer(format_name: str, context: dict | None = None) -> Callable[[tuple],
         return timesketch.jsonl_renderer(context or {})
     if format_name == "timesketch-csv":
         return timesketch.csv_renderer(context or {}, csv_line)
+    if format_name == "ecs":
+        return ecs.renderer(context or {})
     raise ValueError(f"unknown format {format_name!r}")
 
 
