@@ -37,6 +37,7 @@ import zstandard
 
 from aitrail.analyzer import __version__
 from aitrail.analyzer.outputs.dissect_system import Subject, SystemFile, subject_of, system_files
+from aitrail.analyzer.outputs.extract import ExtractReport
 from aitrail.analyzer.outputs.payload import (
     UnsafePath,
     file_mode,
@@ -60,13 +61,9 @@ class ExportError(RuntimeError):
 
 
 @dataclass
-class DissectReport:
-    """What went into the tar, what was made, what was not, and what was refused."""
+class DissectReport(ExtractReport):
+    """What went into the tar (extract's counts and refusals), what was made, and what was not."""
 
-    files: int = 0
-    links: int = 0
-    bytes: int = 0
-    refused: list[str] = field(default_factory=list)
     made: list[SystemFile] = field(default_factory=list)
     not_made: list[str] = field(default_factory=list)
     subject: Subject | None = None

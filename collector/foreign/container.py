@@ -133,6 +133,7 @@ class Archive:
         self.kind = _archive_kind(path)
         self.entries: list[ArchiveEntry] = []
         self.kept: dict[str, bytes] = {}
+        self._kept_bytes = 0
         self.problems = Problems()
         self._data_at: dict[str, tuple[int, int]] = {}  # tar: name -> (offset, size) of its first regular member
 
@@ -225,10 +226,11 @@ class Archive:
         return True
 
     def _keep(self, name: str, data: bytes) -> None:
-        if sum(map(len, self.kept.values())) + len(data) > MAX_KEPT_BYTES:
+        if self._kept_bytes + len(data) > MAX_KEPT_BYTES:
             self.problems.add(f"member {name}: the tool's records exceed {MAX_KEPT_BYTES} bytes in all; not read")
             return
         self.kept[name] = data
+        self._kept_bytes += len(data)
 
     def _scan_tar(self, keep: Callable[[str], bool]) -> None:
         try:

@@ -84,6 +84,7 @@ class ImportHooks(collect.ForeignHooks):
         self.container_sha256, self.container_size = digest
         self.checks = {"matches": 0, "differs": 0, "not_recorded": 0}
         self.not_in_container = 0
+        self._custody: dict | None = None
 
     # -- before the run ----------------------------------------------------------------
 
@@ -176,7 +177,12 @@ class ImportHooks(collect.ForeignHooks):
         return checks
 
     def custody(self) -> dict:
-        """collection.json's ``foreign_custody``."""
+        """collection.json's ``foreign_custody`` (made once, when the run writes it; the command prints from it)."""
+        if self._custody is None:
+            self._custody = self._custody_record()
+        return self._custody
+
+    def _custody_record(self) -> dict:
         return {
             **self.container.custody(),
             "container": {"path": os.path.abspath(self.path), "sha256": self.container_sha256,

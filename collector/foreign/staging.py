@@ -55,6 +55,8 @@ DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_NOFOLLOW", 0) | getatt
 NEW_FILE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 FILL_FLAGS = os.O_WRONLY | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 CHUNK = 1024 * 1024
+_HASHES = {"md5": lambda: hashlib.md5(usedforsecurity=False), "sha1": lambda: hashlib.sha1(usedforsecurity=False),
+           "sha256": hashlib.sha256}
 
 
 @dataclass
@@ -214,8 +216,9 @@ class Staging:
         targets = self.by_member.get(member, [])
         if not targets:
             return
-        hashers = {"md5": hashlib.md5(usedforsecurity=False), "sha1": hashlib.sha1(usedforsecurity=False),
-                   "sha256": hashlib.sha256()}
+        # only what the tool recorded is checked (run.py): the capture takes the SHA-256 of what it stores itself
+        wanted = {name for staged in targets for name in staged.foreign.recorded.digests if name in _HASHES}
+        hashers = {name: _HASHES[name]() for name in sorted(wanted)}
         first = targets[0]
         size = self._write(first.relpath, stream, hashers)
         digests = {name: hasher.hexdigest() for name, hasher in hashers.items()}

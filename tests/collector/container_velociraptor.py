@@ -44,11 +44,12 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import stat
 import struct
 import time
 import zipfile
 from pathlib import Path
+
+from tests.collector.container_kape import subject_files
 
 ESCAPED = set('?"*:|<>%/\\')
 ZERO_TIME = "0001-01-01T00:00:00Z"
@@ -117,7 +118,7 @@ def build(fake_root: Path, dest: Path, *, windows: bool = False, flavour: str = 
     export_time = time.time()
     metadata, uploaded, uploads_json = [], [], []
     with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as out:
-        for relative, path in _subject_files(fake_root):
+        for relative, path in subject_files(fake_root):
             data = path.read_bytes()
             info = path.lstat()  # after the read, which may move the atime: the record is the file as it is left
             components = _client_components(relative, windows, accessor)
@@ -143,17 +144,6 @@ def build(fake_root: Path, dest: Path, *, windows: bool = False, flavour: str = 
         _write(out, "client_info.json", _client_info(flavour, hostname, windows, client_id), stamp_ns)
         _write(out, "uploads.json", _jsonl(uploads_json), stamp_ns)
     return archive
-
-
-def _subject_files(fake_root: Path) -> list[tuple[str, Path]]:
-    found = []
-    for directory, dirnames, filenames in os.walk(fake_root):
-        dirnames.sort()
-        for name in sorted(filenames):
-            path = Path(directory) / name
-            if stat.S_ISREG(path.lstat().st_mode):
-                found.append((path.relative_to(fake_root).as_posix(), path))
-    return found
 
 
 def _client_components(relative: str, windows: bool, accessor: str) -> list[str]:

@@ -174,7 +174,7 @@ def test_demo_home_every_file_is_found(tmp_path, windows):
     root = tmp_path / "root"
     shutil.copytree(FIXTURES / "demo-home", root / ("Users" if windows else "home") / "alice", symlinks=True)
     container = read(builder.build(root, tmp_path / "out", windows=windows))
-    expected = {("C:/" if windows else "/") + relative: path for relative, path in builder._subject_files(root)}
+    expected = {("C:/" if windows else "/") + relative: path for relative, path in builder.subject_files(root)}
     files = by_path(container)
     assert set(files) == set(expected)
     for path, source in expected.items():
