@@ -22,7 +22,7 @@ from aitrail.collector.verify.signer_pin import (
 
 SUMMARY_COLUMNS = (("agent", "agent", "<"), ("store", "store", "<"), ("files", "files", ">"), ("rows", "rows", ">"),
                    ("bad", "bad_records", ">"), ("unpaired", "unpaired", ">"), ("recovered", "secondary_kept", ">"),
-                   ("dup", "secondary_dropped", ">"))
+                   ("dup", "secondary_dropped", ">"), ("integrity", "integrity", ">"))
 
 
 @click.command("analyze")

@@ -39,6 +39,7 @@ import itertools
 import os
 import sys
 import tempfile
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -48,11 +49,13 @@ from aitrail.analyzer.engine import secondary as secondary_module
 from aitrail.analyzer.engine import sorted_runs as runs_module
 from aitrail.analyzer.engine import worker as worker_module
 from aitrail.analyzer.engine.bundle_digest import FileDigest
+from aitrail.analyzer.engine.dispatch import provenance as dispatch_provenance
 from aitrail.analyzer.engine.secondary import dedup_key
 from aitrail.analyzer.engine.sorted_runs import Held, Parked, Run, Stored
 from aitrail.analyzer.engine.tally import Tally
 from aitrail.analyzer.engine.unparsed import unparsed_sources
 from aitrail.analyzer.engine.worker import BatchResult, StoreStats, Worker, parser_row_kind
+from aitrail.analyzer.integrity import sessions as integrity_sessions
 from aitrail.analyzer.outputs import export
 from aitrail.analyzer.view.bundle import Source
 from aitrail.analyzer.view.rows import COLUMNS, Draft, Provenance, stamp
@@ -61,7 +64,10 @@ from aitrail.collector.verify import RateLimiter, sha256_of_file
 from aitrail.collector.verify.frames import FrameFindings
 from aitrail.collector.verify.structure import SignaturePolicy, Structure, check_structure
 
-MERGE_SPLIT_BYTES = 8 * 1024 * 1024  # below this the final merge is not worth splitting
+MERGE_SPLIT_BYTES = 8 * 1024 * 1024
+# ordinals of the bundle-wide rows stamped with a file's provenance: past any file's own rows, so their
+# event ids and sort keys never equal one of that file's
+BUNDLE_ROW_ORDINALS = 1 << 48  # below this the final merge is not worth splitting
 _AGENT = COLUMNS.index("agent")
 _STORE = COLUMNS.index("store")
 _ORIGIN = COLUMNS.index("origin")
@@ -296,8 +302,8 @@ def _check_structure_first(options: AnalyzeOptions, worker: Worker):
 def _analyze(options: AnalyzeOptions, worker: Worker, structure: Structure) -> AnalyzeResult:
     bundle = worker.bundle
     stats: dict[tuple[str, str], StoreStats] = {}
-    not_parsed = [{"bundle": options.bundle, **item.as_record()}
-                  for item in unparsed_sources(bundle, worker.registry, options.agents)]
+    unparsed = unparsed_sources(bundle, worker.registry, options.agents)
+    not_parsed = [{"bundle": options.bundle, **item.as_record()} for item in unparsed]
     wanted = [source for source in bundle.sources if source.parser and not source.companion_of
               and (not options.agents or source.agent in options.agents)]
     for source in wanted:
@@ -311,12 +317,14 @@ def _analyze(options: AnalyzeOptions, worker: Worker, structure: Structure) -> A
     checked: dict[int, FrameFindings] | None = {} if verifying.must_verify(options, worker) else None
     spool = _parse_secondary(worker, secondary, stats, checked)
     worker.keys = spool.keys()
+    notes, worker.sessions = worker.sessions, integrity_sessions.SessionNotes()  # the secondary parse's
     tally = Tally()
-    report, runs, matched = _parse_primary(options, worker, primary, stats, tally, checked, structure)
+    report, runs, matched = _parse_primary(options, worker, primary, stats, tally, checked, structure, notes)
     if not report.ok and not options.force:
         raise NotVerified(report.problems)
     render = worker.render
     forced = [_forced_row(report.problems, bundle.problems)] if not report.ok else []
+    forced += _integrity_rows(worker, notes, unparsed, stats)
     for key, row in forced:
         tally.add(row[_AGENT], row[_SESSION], key)
     runs.extend(secondary_module.kept_runs(
@@ -325,6 +333,27 @@ def _analyze(options: AnalyzeOptions, worker: Worker, structure: Structure) -> A
         lambda items, number: runs_module.write_run(items, os.path.join(worker.temp_dir,
                                                                          f"run-secondary-{number}.bin"))))
     return AnalyzeResult(0, report.ok, report.problems, stats, not_parsed, runs=runs, tally=tally)
+
+
+def _integrity_rows(worker: Worker, notes: integrity_sessions.SessionNotes, unparsed,
+                    stats: dict[tuple[str, str], StoreStats]) -> list[tuple[bytes, tuple]]:
+    """The bundle-wide integrity rows (sessions named and not held, files no parser read), stamped and counted."""
+    holders: dict[str, list[str]] = {}
+    holding = worker.holding
+    for source in worker.bundle.sources:
+        if source.parser in holding and source.store not in holders.setdefault(source.agent, []):
+            holders[source.agent].append(source.store)
+    found = itertools.chain(
+        integrity_sessions.missing_rows(notes, worker.bundle, {agent: tuple(sorted(stores))
+                                                               for agent, stores in holders.items()}),
+        integrity_sessions.not_parsed_rows(worker.bundle, unparsed))
+    stamped, given = [], Counter()
+    for source, draft in found:  # numbered per file: a row's event id does not depend on other files' rows
+        ordinal = BUNDLE_ROW_ORDINALS + given[(source.member, source.store)]
+        given[(source.member, source.store)] += 1
+        stamped.append(stamp(draft, dispatch_provenance(source), ordinal))
+        stats.setdefault((source.agent, source.store), StoreStats(source.agent, source.store)).add_rows(1, 0, 0, 1)
+    return stamped
 
 
 def _merge(options: AnalyzeOptions, runs: list[Run | Held | Stored], temp_dir: str) -> int:
@@ -387,7 +416,7 @@ def _parse_secondary(worker: Worker, sources: list[Source], stats,
 
 def _spool_secondary(worker: Worker, sources: list[Source], stats, spool: secondary_module.Spool) -> None:
     for source in sorted(sources, key=lambda item: item.member):
-        rows, kinds = 0, {"bad": 0, "unpaired": 0}
+        rows, kinds = 0, {"bad": 0, "unpaired": 0, "integrity": 0}
         for key, row in worker.rows(source):
             spool.add(dedup_key(row), (row[_AGENT], row[_STORE], row[_SESSION]), row[_ORIGIN] == "secondary", key,
                       worker.render(row).encode("utf-8"), (row[_AGENT], row[_TURN]))
@@ -395,11 +424,12 @@ def _spool_secondary(worker: Worker, sources: list[Source], stats, spool: second
             kind = parser_row_kind(row)
             if kind is not None:
                 kinds[kind] += 1
-        stats[(source.agent, source.store)].add_rows(rows, kinds["bad"], kinds["unpaired"])
+        stats[(source.agent, source.store)].add_rows(rows, kinds["bad"], kinds["unpaired"], kinds["integrity"])
 
 
 def _parse_primary(options: AnalyzeOptions, worker: Worker, sources: list[Source], stats, tally: Tally,
-                   checked: dict[int, FrameFindings] | None, structure: Structure):
+                   checked: dict[int, FrameFindings] | None, structure: Structure,
+                   notes: integrity_sessions.SessionNotes):
     """Parse the primary sources while the bundle is verified, each in worker processes when there are cores.
 
     The batches verify the frames they parse first (not ``checked`` by the
@@ -448,8 +478,9 @@ def _parse_primary(options: AnalyzeOptions, worker: Worker, sources: list[Source
         runs.extend(result.runs)
         tally.merge(result.tally)
         matched |= result.matched
+        notes.merge(result.sessions)
         for count in result.counts:
-            stats[(count.agent, count.store)].add_rows(count.rows, count.bad, count.unpaired)
+            stats[(count.agent, count.store)].add_rows(count.rows, count.bad, count.unpaired, count.integrity)
     return report, runs, matched
 
 

@@ -7,9 +7,10 @@ parser had already produced, and the run goes on with the next file.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from aitrail.analyzer.engine.registry import Parser
+from aitrail.analyzer.integrity.files import watch_for
 from aitrail.analyzer.view.bundle import Bundle, MemberUnreadable, Source
 from aitrail.analyzer.view.context import FileTooLarge, ParseContext
 from aitrail.analyzer.view.rows import TIMESTAMP_SOURCES, TURN_TYPES, Draft, Provenance, Stamper
@@ -49,21 +50,36 @@ def _check(draft: Draft) -> Draft:
     return draft
 
 
-def parse_source(bundle: Bundle, source: Source, parser: Parser, cache: dict) -> Iterator[tuple[bytes, tuple]]:
-    """Yield (sort key, row) for every row of one file, crash rows included."""
+def parse_source(bundle: Bundle, source: Source, parser: Parser, cache: dict,
+                 sessions: Callable[[Source, Draft], None] | None = None) -> Iterator[tuple[bytes, tuple]]:
+    """Yield (sort key, row) for every row of one file, crash rows included, then its integrity rows.
+
+    ``sessions``: told of every row (the ``session missing`` rule's notes) when the parser names or holds sessions.
+    """
     stamp = Stamper(provenance(source)).stamp
-    ordinal = 0
+    watch = watch_for(source)
+    observe = watch.observe
+    ordinal, complete = 0, True
     try:
         for draft in parser(ParseContext(bundle, source, cache)):
-            yield stamp(_check(draft), ordinal)
+            observe(_check(draft))
+            if sessions is not None:
+                sessions(source, draft)
+            yield stamp(draft, ordinal)
             ordinal += 1
     # one name per clause: compiled by mypyc, a name bound by several clauses keeps the first clause's type
     except FileTooLarge as too_large:
         yield stamp(Draft("system", f"parser: {too_large}", "file", timestamp_source="none"), ordinal)
+        ordinal, complete = ordinal + 1, False
     except MemberUnreadable as unreadable:
         yield stamp(Draft("system", f"parser: member unreadable ({unreadable}); no rows from it", "file",
                           timestamp_source="none"), ordinal)
+        ordinal, complete = ordinal + 1, False
     except Exception as crash:  # noqa: BLE001 - the point is to survive any parser bug
         text = (f"parser: crashed on this file after {ordinal} rows ({type(crash).__name__}: {crash}); "
                 "the rest of the file was not read")
         yield stamp(Draft("system", text, "file", timestamp_source="none"), ordinal)
+        ordinal, complete = ordinal + 1, False
+    for draft in watch.tail(complete):  # a file not read to its end has no known last record
+        yield stamp(draft, ordinal)
+        ordinal += 1

@@ -67,6 +67,20 @@ def parsers(prefixes: set[str] | frozenset[str] | None = None) -> dict[str, Pars
     return build(loaded)
 
 
+def session_links(prefixes: set[str] | frozenset[str] | None = None) -> dict[str, tuple[str, ...]]:
+    """Naming parser id -> the parser ids whose rows hold the sessions it names (packages' ``SESSIONS_NAMED``).
+
+    Read by the ``session missing`` integrity rule (analyzer/integrity/sessions.py).
+    """
+    from aitrail.analyzer.parsers import modules
+
+    links: dict[str, tuple[str, ...]] = {}
+    for module in modules(prefixes):
+        for naming, holding in getattr(module, "SESSIONS_NAMED", ()):
+            links[naming] = tuple(holding)
+    return links
+
+
 def wanted_prefixes(parser_ids) -> frozenset[str]:
     """The parser-id prefixes (the part before the first dot) of some parser ids."""
     return frozenset(parser_id.split(".", 1)[0] for parser_id in parser_ids if parser_id)

@@ -19,10 +19,12 @@ from typing import cast
 from aitrail.analyzer.engine import sorted_runs as runs_module
 from aitrail.analyzer.engine import verifying
 from aitrail.analyzer.engine.dispatch import parse_source
-from aitrail.analyzer.engine.registry import Parser, parsers, wanted_prefixes
+from aitrail.analyzer.engine.registry import Parser, parsers, session_links, wanted_prefixes
 from aitrail.analyzer.engine.secondary import KeySet, dedup_key
 from aitrail.analyzer.engine.sorted_runs import ROW_OVERHEAD, Held, Parked, Run
 from aitrail.analyzer.engine.tally import Tally
+from aitrail.analyzer.integrity.rules import PREFIX as INTEGRITY_PREFIX
+from aitrail.analyzer.integrity.sessions import SessionNotes
 from aitrail.analyzer.outputs import export
 from aitrail.analyzer.view.bundle import Bundle, Source
 from aitrail.analyzer.view.rows import COLUMNS, UNPAIRED_PREFIXES
@@ -53,12 +55,14 @@ class StoreStats:
     unpaired: int = 0
     secondary_kept: int = 0
     secondary_dropped: int = 0
+    integrity: int = 0  # ``integrity:`` rows (analyzer/integrity/)
 
-    def add_rows(self, rows: int, bad: int, unpaired: int = 0) -> None:
-        """Count rows parsed from one file (``bad`` of them damaged-record rows, ``unpaired`` unpaired-call rows)."""
+    def add_rows(self, rows: int, bad: int, unpaired: int = 0, integrity: int = 0) -> None:
+        """Count rows parsed from one file (``bad`` damaged-record rows, ``unpaired`` unpaired-call rows, ...)."""
         self.rows += rows
         self.bad_records += bad
         self.unpaired += unpaired
+        self.integrity += integrity
 
     def secondary_outcome(self, dropped: bool, secondary: bool) -> None:
         """Count one spooled secondary row: dropped (a primary row has it) or kept."""
@@ -70,7 +74,7 @@ class StoreStats:
 
     def merge(self, other: StoreStats) -> None:
         """Add another bundle's counts of the same store."""
-        for name in ("files", "rows", "bad_records", "unpaired", "secondary_kept", "secondary_dropped"):
+        for name in ("files", "rows", "bad_records", "unpaired", "secondary_kept", "secondary_dropped", "integrity"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
 
     def as_record(self) -> dict:
@@ -87,6 +91,7 @@ class SourceCount:
     rows: int
     bad: int
     unpaired: int = 0
+    integrity: int = 0
 
 
 @dataclass
@@ -98,6 +103,7 @@ class BatchResult:
     counts: list[SourceCount] = field(default_factory=list)
     matched: set[int] = field(default_factory=set)
     frames: dict[int, FrameFindings] = field(default_factory=dict)  # frame offset -> what verifying it found
+    sessions: SessionNotes = field(default_factory=SessionNotes)  # sessions named and held (integrity rules)
 
 
 class _AnyTurn:
@@ -118,10 +124,13 @@ def _keyed_turns(keys: KeySet | None, agent: str) -> frozenset | _AnyTurn | None
 
 
 def parser_row_kind(row: tuple) -> str | None:
-    """``bad`` for a row of a damaged or unreadable record, ``unpaired`` for a call or result alone, else None."""
+    """The kind of a row the statistics count apart: ``bad``, ``unpaired``, ``integrity``, else None.
+
+    ``bad``: a damaged or unreadable record; ``unpaired``: a call or result alone; ``integrity``: a finding.
+    """
     text = row[_TEXT]
     if not text.startswith("parser:"):
-        return None
+        return "integrity" if text.startswith(INTEGRITY_PREFIX) else None
     return "unpaired" if text.startswith(UNPAIRED_PREFIXES) else "bad"
 
 
@@ -133,7 +142,12 @@ class Worker:
         self.bundle = bundle
         self.temp_dir = temp_dir
         # only the agent packages this bundle's files need (forked workers inherit them)
-        self.registry: dict[str, Parser] = parsers(wanted_prefixes(source.parser for source in bundle.sources))
+        prefixes = wanted_prefixes(source.parser for source in bundle.sources)
+        self.registry: dict[str, Parser] = parsers(prefixes)
+        links = session_links(prefixes)
+        self.naming = frozenset(links)  # parsers whose rows name sessions, and those whose rows hold them
+        self.holding = frozenset(holder for holders in links.values() for holder in holders)
+        self.sessions = SessionNotes()  # what this process's parses noted, handed back with each batch
         self.cache: dict = {}  # join tables, shared by the parsers of this process
         self.keys: KeySet | None = keys  # secondary dedup keys, once the secondary stores are parsed
         self.format_name = format_name
@@ -168,7 +182,10 @@ class Worker:
 
     def rows(self, source: Source) -> Iterator[tuple[bytes, tuple]]:
         """(sort key, row) for every row of one source, crash rows included."""
-        return parse_source(self.bundle, source, self.registry[cast(str, source.parser)], self.cache)  # planned: parsed
+        parser_id = cast(str, source.parser)  # planned: parsed
+        notes = self.sessions
+        sessions = notes.name if parser_id in self.naming else notes.hold if parser_id in self.holding else None
+        return parse_source(self.bundle, source, self.registry[parser_id], self.cache, sessions)
 
     def parse_batch(self, members: list[tuple[str, str]], batch: int, hold_bytes: int = RUN_BYTES,
                     frames: Collection[int] = ()) -> BatchResult:
@@ -181,6 +198,7 @@ class Worker:
         no parse read is decompressed for its check at the end.
         """
         result = BatchResult()
+        self.sessions = result.sessions
         reader, to_check = self.bundle.reader, set(frames)
         with verifying.checking_frames(reader, result.frames, to_check):
             self._parse_members(members, batch, hold_bytes, result)
@@ -196,7 +214,7 @@ class Worker:
         spill_at = max(hold_bytes, RUN_BYTES)  # a batch held whole, or runs of RUN_BYTES once it cannot be
         for member, store in members:
             source = self.bundle.source_for(member, store)  # a file matched by two stores is two sources
-            rows = bad = unpaired = 0
+            rows = bad = unpaired = integrity = 0
             session, in_session = "", 0  # rows of a file come session by session: counted per stretch
             turns = _keyed_turns(keys, source.agent)
             for key, row in self.rows(source):
@@ -206,6 +224,8 @@ class Worker:
                         unpaired += 1
                     else:
                         bad += 1
+                elif row[_TEXT].startswith(INTEGRITY_PREFIX):
+                    integrity += 1
                 if turns is not None and row[_TURN] in turns:  # only a row of a keyed kind can match a key
                     digest = dedup_key(row)
                     if keys is not None and digest in keys:
@@ -224,7 +244,7 @@ class Worker:
                     pending, held, lines = [], 0, 0
             if in_session:
                 sessions[(source.agent, session)] += in_session
-            result.counts.append(SourceCount(source.agent, source.store, rows, bad, unpaired))
+            result.counts.append(SourceCount(source.agent, source.store, rows, bad, unpaired, integrity))
         if pending and (result.runs or held > hold_bytes):
             result.runs.append(self._write_run(pending, batch, len(result.runs), tally))
         elif pending:  # the whole batch stayed under hold_bytes: it goes back in memory, never to disk

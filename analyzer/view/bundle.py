@@ -54,6 +54,8 @@ class Source:
     size: int
     mtime_ns: int | None
     companion_of: str | None = None
+    role: str = ""  # the store's role in the catalog (transcript, prompt_history, ...), as files.jsonl records it
+    changed_during_read: bool = False  # the collector saw the file change while it read it
     order: int = 0  # position of the member in the bundle: sources read in this order share frames
 
     @property
@@ -90,6 +92,8 @@ def _source(record: dict, reader: BundleReader, order: dict[str, int]) -> Source
         location=_interned(record.get("location") or ""), path=record.get("path") or "",
         size=record.get("stored_size") or 0, mtime_ns=stat.get("mtime_ns"),
         companion_of=record.get("sqlite_companion_of"),
+        role=_interned(record["role"]) if isinstance(record.get("role"), str) else "",
+        changed_during_read=record["outcome"] == "changed_during_read",
         # a member missing from the index (a forced run) sorts last and reads as unreadable
         order=order.get(record["member"], len(order)),
     )

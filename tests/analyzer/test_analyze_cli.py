@@ -94,8 +94,14 @@ def test_every_collected_file_no_parser_read_is_listed_with_its_digest(cli, tmp_
     assert settings["size"] == (home / settings["path"]).stat().st_size
     assert settings["sha256"] == hashlib.sha256((home / settings["path"]).read_bytes()).hexdigest()
     assert settings["sha256"] in result.stderr and "collected, not parsed: " in result.stderr
-    parsed = {source["store"] for source in json.loads(summary_path.read_text())["stores"]}
-    assert not parsed & set(listed)  # a store that gave rows is never listed as not parsed
+    stores = {source["store"]: source for source in json.loads(summary_path.read_text())["stores"]}
+    for store in set(listed) & set(stores):  # a store listed as not parsed gave no parsed rows: only one
+        # `integrity: not parsed:` row per file (analyzer/integrity/sessions.py)
+        files = sum(item["store"] == store for item in json.loads(summary_path.read_text())["not_parsed"])
+        assert stores[store]["files"] == 0 and stores[store]["rows"] == stores[store]["integrity"] == files
+    timeline = (tmp_path / "t.csv").read_text()
+    assert f"integrity: not parsed: documentary store: collected, no parser of its own; {settings['size']} bytes, " \
+           f"SHA-256 {settings['sha256']}" in timeline
 
 
 def test_damaged_bundle_is_refused(cli, demo_bundle, tmp_path):

@@ -74,13 +74,13 @@ def test_quiet_silences_progress_and_summary(demo_bundle, tmp_path):
 def test_summary_columns_never_run_together():
     summary = {"stores": [{"agent": "claude-code", "store": "claude-code.transcripts", "files": 3005,
                            "rows": 543030180000, "bad_records": 0, "unpaired": 0, "secondary_kept": 0,
-                           "secondary_dropped": 0},
+                           "secondary_dropped": 0, "integrity": 0},
                           {"agent": "a", "store": "a" * 60, "files": 1, "rows": 2, "bad_records": 1234567,
-                           "unpaired": 0, "secondary_kept": 0, "secondary_dropped": 0}]}
+                           "unpaired": 0, "secondary_kept": 0, "secondary_dropped": 0, "integrity": 7}]}
     header, first, second = summary_table(summary)
     assert "3005  543030180000" in first
-    assert first.split() == ["claude-code", "claude-code.transcripts", "3005", "543030180000", "0", "0", "0", "0"]
-    assert second.split()[1] == "a" * 60 and "1234567" in second.split()
+    assert first.split() == ["claude-code", "claude-code.transcripts", "3005", "543030180000", "0", "0", "0", "0", "0"]
+    assert second.split()[1] == "a" * 60 and "1234567" in second.split() and second.split()[-1] == "7"
     assert header.index("files") + len("files") == first.index("3005") + len("3005")  # numbers right-aligned
 
 

@@ -294,7 +294,7 @@ def test_the_rest_of_a_response_written_after_a_result_is_not_a_branch():
 
 def test_a_parent_missing_from_the_file_is_said():
     rows = transcript(user("u9", "u8", "continue"))
-    assert texts(rows, "system") == ["branch: continues from entry u8, which is not in this file"]
+    assert texts(rows, "system") == ["integrity: chain break: continues from entry u8, which is not in this file"]
 
 
 def test_sidechain_lines_in_a_main_file_carry_a_session_suffix():

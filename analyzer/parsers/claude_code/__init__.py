@@ -55,3 +55,6 @@ PARSERS = (
     ("claude_code.tasks.v1", parse_tasks),
     ("claude_code.plan.v1", parse_plan),
 )
+
+# The prompt history names each prompt's session (sessionId, newer versions); a transcript holds it.
+SESSIONS_NAMED = (("claude_code.history.v1", ("claude_code.transcript.v1",)),)

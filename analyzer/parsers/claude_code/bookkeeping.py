@@ -200,7 +200,7 @@ class EntryTree:
         if self.nodes.forgotten:
             return (f"branch: continues from entry {parent}, which is not among the entries held (the oldest are "
                     "forgotten past the entry tree's limit)")
-        return f"branch: continues from entry {parent}, which is not in this file"
+        return f"integrity: chain break: continues from entry {parent}, which is not in this file"
 
     def model_change(self, track: Track, model: str) -> str | None:
         """The ``model:`` text when ``model`` is not the track's model (and it becomes it), else None."""

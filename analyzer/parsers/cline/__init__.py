@@ -52,3 +52,6 @@ PARSERS = (
     ("cline.sdk_manifest.v1", parse_sdk_manifest),
     ("cline.sessions_db.v1", parse_sessions_db),
 )
+
+# taskHistory.json names tasks; tasks/<id>/ holds them.
+SESSIONS_NAMED = (("cline.task_history.v1", ("cline.task.v1",)),)

@@ -40,3 +40,8 @@ PARSERS = tuple((parser_id, parse) for parser_id, parse in (
     ("codex.requirements.v1", parse_requirements),
     ("codex.rules.v1", parse_rules),
 ))
+
+# The prompt histories, the session index and the state database's threads name sessions; rollouts hold them.
+_ROLLOUTS = ("codex.rollout.v1", "codex.rollout_untagged.v1", "codex.rollout_legacy_json.v1")
+SESSIONS_NAMED = tuple((naming, _ROLLOUTS) for naming in (
+    "codex.history.v1", "codex.history_legacy_json.v1", "codex.session_index.v1", "codex.state_db.v1"))

@@ -65,3 +65,6 @@ PARSERS = (
     ("continue.devdata_sqlite.v1", parse_devdata_sqlite),
     ("continue.global_state.v1", parse_global_state),
 )
+
+# sessions.json lists every session; sessions/<id>.json holds it.
+SESSIONS_NAMED = (("continue.session_index.v1", ("continue.session.v1",)),)

@@ -59,3 +59,6 @@ PARSERS = (
     ("gemini_cli.policy.v1", parse_policy),
     ("gemini_cli.trusted_folders.v1", parse_trusted_folders),
 )
+
+# logs.json names each prompt's session (sessionId); the chat recordings hold them.
+SESSIONS_NAMED = (("gemini_cli.logs_json.v1", ("gemini_cli.chat_jsonl.v1", "gemini_cli.chat_legacy_json.v1")),)

@@ -69,3 +69,7 @@ PARSERS = (
     ("grok.dev_schedule.v1", parse_schedule),
     ("grok.dev_payment_log.v1", parse_payment_log),
 )
+
+# The prompt history and the session search index name sessions; chat_history.jsonl holds them.
+SESSIONS_NAMED = tuple((naming, ("grok.chat_history.v1",)) for naming in ("grok.prompt_history.v1",
+                                                                          "grok.session_search.v1"))

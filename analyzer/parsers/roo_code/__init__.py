@@ -48,3 +48,7 @@ PARSERS = (
     ("roo_code.user_settings.v1", parse_user_settings),
     ("roo_code.mcp_settings.v1", parse_mcp_settings),
 )
+
+# The task history (globalState taskHistory, history items, the task index) names tasks; tasks/<id>/ holds them.
+SESSIONS_NAMED = tuple((naming, ("roo_code.task.v1",)) for naming in ("roo_code.history_item.v1",
+                                                                       "roo_code.task_index.v1"))
