@@ -50,8 +50,10 @@ TRAILING_COLUMNS = ("hostname", "case_id", "bundle_sha256", "aitrail_no_timestam
 CSV_COLUMNS = (*EXTRA_COLUMNS, *COLUMNS, *TRAILING_COLUMNS)
 NO_TIME_TAG = "aitrail-no-timestamp"
 OUT_OF_RANGE_TAG = "aitrail-time-out-of-range"
-# pandas.Timestamp.min and .max in microseconds (1677-09-21T00:12:43.145224Z, 2262-04-11T23:47:16.854775Z)
-PANDAS_MIN_US, PANDAS_MAX_US = -9_223_372_036_854_775, 9_223_372_036_854_775
+# The times Timesketch keeps, in microseconds: from 1700-01-01T00:00:00Z (its CSV reader drops a year before 1700:
+# google/timesketch timesketch/lib/utils.py read_and_validate_csv, @45b339bb) to pandas.Timestamp.max
+# (2262-04-11T23:47:16.854775Z; pandas.Timestamp.min is 1677-09-21)
+PANDAS_MIN_US, PANDAS_MAX_US = -8_520_336_000_000_000, 9_223_372_036_854_775
 EPOCH_TEXT = "1970-01-01T00:00:00.000Z"
 
 _INDEX = {name: COLUMNS.index(name) for name in COLUMNS}
@@ -59,6 +61,7 @@ TURN_DESCRIPTIONS = {"user": "Prompt submitted", "assistant": "Assistant reply",
                      "tool_use": "Tool call", "tool_result": "Tool result"}
 PREFIX_DESCRIPTIONS = (("permission decision:", "Permission decision"), ("permission setting:", "Permission setting"),
                        ("model:", "Model in use"), ("task:", "Task entry"), ("parser:", "Parser problem"),
+                       ("integrity:", "Integrity finding"),
                        ("verify:", "Verification result"), ("session", "Session record"))
 TIME_KINDS = {"index": "{} (session time)", "log-dir": "{} (log folder time)", "file-mtime": "File modified ({})"}
 
@@ -95,7 +98,7 @@ def microseconds(iso: str) -> int:
 
 
 def pandas_micros(iso: str) -> int | None:
-    """Microseconds of an aitrail time that pandas (so Timesketch) can hold; None for any other text."""
+    """Microseconds of an aitrail time Timesketch keeps (1700 to pandas' end); None for any other text."""
     if not iso:
         return None
     try:

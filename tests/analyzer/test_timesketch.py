@@ -88,13 +88,13 @@ def test_timestamp_desc_says_what_happened_and_what_kind_of_time_it_is(turn, tex
 
 @pytest.mark.parametrize("collected", ["2026-12-03T08:00:00.000000Z", "", "9999-01-01T00:00:00Z", "garbage"])
 def test_a_time_pandas_cannot_hold_is_kept_at_the_collection_time_and_tagged(collected):
-    """Years past 2262 or before 1677 (and a forged collection time) never make the importer drop a row."""
+    """Years past 2262 or before 1700 (and a forged collection time) never make Timesketch drop a row."""
     from aitrail.analyzer.outputs.timesketch import OUT_OF_RANGE_TAG, event
     from aitrail.analyzer.view.rows import COLUMNS
 
     context = {"collected_utc": collected, "hostname": "h", "case_id": "", "bundle_sha256": "0" * 64}
     for when in ("0001-01-01T00:00:00.000Z", "2300-01-01T00:00:00.000Z", "9999-12-31T23:59:59.999Z",
-                 "1677-09-21T00:00:00.000Z", "2262-04-12T00:00:00.000Z", ""):
+                 "1677-09-21T00:00:00.000Z", "1699-12-31T23:59:59.999Z", "2262-04-12T00:00:00.000Z", ""):
         row = tuple(when if name == "timestamp_utc" else ("user" if name == "turn_type" else "x")
                     for name in COLUMNS)
         fixed = event(row, context)
