@@ -2,17 +2,33 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from html import escape
 
+from aitrail.analyzer.report import case
 from aitrail.analyzer.report.data import LIST_MAX, Accounting, Verification, section, text
-from aitrail.analyzer.report.svg import activity_svg
+from aitrail.analyzer.report.svg import FILE_COLOUR, RECORD_COLOUR, activity_svg
 from aitrail.analyzer.report.timeline import Digest, visible
 
-FINDING_KINDS = (("commands", "Commands run (with their results)"), ("writes", "Files written or edited"),
+# Findings lists of a bundle, in page order: (kind, title). The page script knows how to draw each kind.
+FINDING_KINDS = (("commands", "Commands, with their outcome and result"), ("written", "Files written or edited"),
+                 ("read", "Files read"), ("deleted", "Files deleted"), ("network", "Network and web access"),
+                 ("mcp_servers", "MCP servers configured"), ("mcp_calls", "MCP tool calls"),
+                 ("subagents", "Sub-agent runs"), ("models", "Models and tokens per session"),
+                 ("secrets", "Secrets typed or pasted into prompts (shown redacted)"),
+                 ("integrity", "Integrity findings, by rule"),
                  ("permissions", "Permission decisions and settings"),
                  ("secondary", "Sessions recovered only from secondary stores"),
-                 ("problems", "Damaged or unreadable records (parser: rows)"),
-                 ("unpaired", "Tool calls without a recorded result, results without a call (the file is sound)"))
+                 ("problems", "Parser problems: damaged or unreadable records"),
+                 ("unpaired", "No result recorded: tool calls without a result, results without a call "
+                              "(the file is sound; some agents keep no results)"))
+# The exact count of a list in Digest.counts (its meta list is capped); kinds not here count their list.
+COUNT_OF = {"commands": "commands", "written": "files_written", "read": "files_read", "deleted": "files_deleted",
+            "network": "network", "mcp_servers": "mcp_servers", "mcp_calls": "mcp_calls", "subagents": "subagents",
+            "secrets": "secrets", "integrity": "integrity", "permissions": "permissions",
+            "secondary": "recovered_sessions", "problems": "problems", "unpaired": "unpaired"}
+FILE_ACTIONS = {"written": "written", "read": "read", "deleted": "deleted"}
+TURN_TYPES = ("user", "assistant", "thinking", "tool_use", "tool_result", "system")
 
 
 def e(value) -> str:
@@ -32,19 +48,24 @@ def table(header: tuple[str, ...], rows: list[tuple], numeric: int = 0) -> str:
 
 
 def host_section(number: int, path_name: str, sha256: str, collection: dict, problem: str | None) -> str:
-    """Hostname, user, mode and collection times of one bundle."""
-    host, user, case = section(collection, "host"), section(collection, "user"), section(collection, "case")
+    """One bundle's subject (host, homes, users, time zone) and, labelled apart, the account that collected it."""
+    host, case_info = section(collection, "host"), section(collection, "case")
     zone, collecting = section(collection, "time_zone"), section(collection, "collecting_host")
-    rows = [("bundle", path_name), ("bundle SHA-256", sha256), ("case", case.get("case_id")),
-            ("examiner", case.get("examiner")), ("hostname", host.get("hostname")),
-            ("hostname from", host.get("hostname_source")), ("FQDN", host.get("fqdn")), ("OS", host.get("os")),
-            ("time zone", zone.get("name") or zone.get("posix_rule")), ("time zone from", zone.get("source")),
-            ("collected on host", collecting.get("hostname")), ("collected by account", user.get("name")),
-            ("uid", user.get("uid")),
-            ("mode", collection.get("mode")), ("collection started (UTC)", collection.get("started_utc")),
-            ("collection finished (UTC)", collection.get("finished_utc"))]
+    rows = [("bundle", path_name), ("bundle SHA-256", sha256), ("case", case_info.get("case_id")),
+            ("examiner", case_info.get("examiner")), ("collection notes", case_info.get("notes")),
+            ("hostname", host.get("hostname")), ("hostname from", host.get("hostname_source")),
+            ("FQDN", host.get("fqdn")), ("OS", host.get("os")),
+            ("time zone", zone.get("name") or zone.get("posix_rule")), ("time zone from", zone.get("source"))]
+    subject = [("homes collected", case.homes_html(collection)), ("subject users", case.users_html(collection)),
+               ("collecting account (ran the collector; not the subject)", case.collecting_account(collection)),
+               ("collecting host", e(collecting.get("hostname")))]
+    times = [("mode", collection.get("mode")), ("collection started (UTC)", collection.get("started_utc")),
+             ("collection finished (UTC)", collection.get("finished_utc"))]
+    body = "".join(f"<tr><td>{escape(label)}</td><td>{e(value)}</td></tr>" for label, value in rows)
+    body += "".join(f"<tr><td>{escape(label)}</td><td>{markup}</td></tr>" for label, markup in subject)
+    body += "".join(f"<tr><td>{escape(label)}</td><td>{e(value)}</td></tr>" for label, value in times)
     out = [f'<h2 id="bundle-{number}">Bundle {number + 1}: {e(host.get("hostname")) or "(no hostname)"}</h2>',
-           table(("field", "value"), rows)]
+           f"<table><tr><th>field</th><th>value</th></tr>{body}</table>"]
     if problem:
         out.append(f'<p class="bad">collection.json could not be read: {e(problem)}</p>')
     return "".join(out)
@@ -110,19 +131,68 @@ def not_parsed_section(items: list[dict]) -> str:
                       entries, ("agent", "store", "member", "size", "sha256", "reason"))
 
 
-def timeline_section(number: int, digest: Digest) -> str:
-    """The chart, the findings' collapsed sections and the session list of one bundle."""
-    lengths = {"commands": len(digest.commands), "writes": len(digest.writes),
-               "permissions": len(digest.permissions), "secondary": len(digest.secondary_only()),
-               "problems": len(digest.problems), "unpaired": len(digest.unpaired)}
-    out = [f"<h3>Activity per agent per day (UTC), {digest.rows} rows</h3>", activity_svg(digest.activity)]
+def finding_count(meta: dict, kind: str) -> int:
+    """The exact number of entries of one findings list (its meta list may be capped)."""
+    counts = meta.get("counts") if isinstance(meta.get("counts"), dict) else {}
+    exact = counts.get(COUNT_OF.get(kind, ""))
+    if isinstance(exact, int):
+        return exact
+    if kind in FILE_ACTIONS:
+        return sum(1 for entry in meta.get("files", []) if entry[2] == FILE_ACTIONS[kind])
+    if kind == "models":
+        with_tokens = {entry[0] for entry in meta.get("tokens", [])}
+        return sum(1 for number, entry in enumerate(meta.get("sessions", [])) if entry[9] or number in with_tokens)
+    return len(meta.get(kind, []))
+
+
+def _session_kinds(meta: dict) -> Counter:
+    return Counter("configuration" if entry[8] == "configuration" else "conversation"
+                   for entry in meta.get("sessions", []))
+
+
+def timeline_section(number: int, digest: Digest, meta: dict) -> str:
+    """The two activity charts, the findings' collapsed lists, the sessions and the configuration files."""
+    out = [f"<h3>Activity per agent per day (UTC), {digest.rows} rows</h3>",
+           '<p class="muted">Rows timed by their own records (blue) and rows timed only by a file\'s modification '
+           "time (orange: settings, logs, indexes) are drawn apart: file times gather on the day the files were "
+           "last written or copied.</p>",
+           "<h4>Record times</h4>", activity_svg(digest.activity_record, RECORD_COLOUR, "rows with a record time"),
+           "<h4>File times</h4>", activity_svg(digest.activity_file, FILE_COLOUR, "rows timed by a file")]
     if digest.bad_lines:
         out.append(f'<p class="bad">{digest.bad_lines} timeline lines could not be read.</p>')
     out.append("<h3>Findings</h3>")
     for kind, title in FINDING_KINDS:
         out.append(f'<details class="finding" id="f{number}-{kind}" data-bundle="{number}" data-kind="{kind}">'
-                   f'<summary>{escape(title)}: {lengths[kind]}</summary><div class="body"></div></details>')
-    out.append(f'<h3>Sessions ({len(digest.sessions)})</h3><details class="sessions" open id="sessions-{number}" '
-               f'data-bundle="{number}"><summary>conversations (open one to read it)</summary>'
+                   f'<summary>{escape(title)}: <span class="count">{finding_count(meta, kind)}</span>'
+                   '<span class="match"></span></summary><div class="body"></div></details>')
+    kinds = _session_kinds(meta)
+    out.append(f'<h3>Sessions ({kinds["conversation"]})</h3><details class="sessions" open id="sessions-{number}" '
+               f'data-bundle="{number}" data-kind="conversation"><summary>conversations, titled by the agent or by '
+               'their first prompt (open one to read it)<span class="match"></span></summary>'
                '<div class="body"></div></details>')
+    out.append(f'<h3>Configuration files ({kinds["configuration"]})</h3><details class="sessions" '
+               f'id="config-{number}" data-bundle="{number}" data-kind="configuration"><summary>settings, permission '
+               'state, memory, project maps, logs and usage files: only system rows<span class="match"></span>'
+               '</summary><div class="body"></div></details>')
     return "".join(out)
+
+
+def controls(agents: list[str], bundles: list[tuple[int, str]]) -> str:
+    """The search box and filters; the page script reads them (and an initial state from the URL fragment)."""
+    agent_options = "".join(f'<option value="{e(agent)}">{e(agent)}</option>' for agent in agents)
+    bundle_options = "".join(f'<option value="{number}">Bundle {number + 1}: {e(host) or "(no hostname)"}</option>'
+                             for number, host in bundles)
+    turn_options = "".join(f'<option value="{turn}">{turn}</option>' for turn in TURN_TYPES)
+    return ('<section class="controls" id="search" aria-label="search and filters">'
+            '<input type="search" id="q" placeholder="search findings and conversations" size="34" '
+            'autocomplete="off" spellcheck="false">'
+            f'<select id="f-agent" title="agent"><option value="">every agent</option>{agent_options}</select>'
+            f'<select id="f-bundle" title="host (bundle)"><option value="">every host</option>{bundle_options}</select>'
+            '<input type="text" id="f-session" placeholder="session id or title" size="16" autocomplete="off">'
+            f'<select id="f-turn" title="turn type"><option value="">every turn type</option>{turn_options}</select>'
+            '<input type="text" id="f-from" placeholder="from (UTC) 2026-07-01" size="15" autocomplete="off">'
+            '<input type="text" id="f-to" placeholder="to (UTC) 2026-07-31T18" size="15" autocomplete="off">'
+            '<label><input type="checkbox" id="f-hide-system"> hide system rows</label>'
+            '<button type="button" id="f-clear">clear</button>'
+            '<div id="f-status" class="muted" aria-live="polite">Type to search; the page needs JavaScript for '
+            "findings, conversations and search.</div></section>")

@@ -1,9 +1,10 @@
-"""Which tool calls the report lists as findings, and what it shows of each: data in one place.
+"""Which rows the report lists as findings, and what it shows of each: data in one place.
 
-The names come from the agents' pages (docs/agents/*.md) and the goldens
+The tool names come from the agents' pages (docs/agents/*.md) and the goldens
 (fixtures/*/*/expected.csv): the tool name as it reaches the timeline's
-``tool_name`` column. A name not listed here is still in the conversation;
-it is only not a finding.
+``tool_name`` column. Each name says where it was read (``<agent>: <case>``
+is ``fixtures/<agent>/<case>/expected.csv``; ``page`` is docs/agents/<agent>.md).
+A name not listed here is still in the conversation; it is only not a finding.
 """
 
 from __future__ import annotations
@@ -13,37 +14,153 @@ import re
 
 # Tools that run a command in a shell or a terminal.
 SHELL_TOOLS = frozenset({
-    "Bash", "BashOutput", "PowerShell",  # Claude Code
-    "shell", "shell_command", "exec_command", "local_shell", "container.exec", "unified_exec",  # Codex
-    "run_shell_command",  # Gemini CLI
-    "execute_command",  # PearAI / Roo Code / Cline
-    "run_in_terminal", "copilot_runInTerminal",  # VS Code Copilot Chat
-    "bash", "bashExecution",  # pi
+    "Bash", "BashOutput", "PowerShell",  # Claude Code (Bash: claude-code current-session); continue cn-session: Bash
+    "shell", "shell_command", "exec_command", "local_shell", "container.exec", "unified_exec",  # Codex (page)
+    "run_shell_command",  # Gemini CLI (gemini-cli jsonl-session)
+    "execute_command",  # PearAI / Roo Code / Cline (pearai agent-task, roo-code denial-feedback, cline feedback)
+    "run_in_terminal", "copilot_runInTerminal",  # VS Code Copilot Chat (vscode-copilot-chat confirmations)
+    "bash", "bashExecution",  # pi (pi v3-branches); bash also OpenCode (opencode db-only), Grok (grok grok-dev-db)
+    "Shell",  # Cursor CLI (cursor-cli chat-store-wal; page: cli-config `Shell(git status)`)
+    "run_terminal_cmd",  # Cursor IDE (cursor-ide auto-run-settings), Grok (grok build-timed)
+    "run_terminal_command", "builtin_run_terminal_command",  # Continue (continue dev-data, tool-call-state)
+    "run_commands",  # Cline SDK (cline sdk: {"commands": [...]})
 })
 
 # Tools that create, write or edit a file.
 WRITE_TOOLS = frozenset({
-    "Write", "Edit", "MultiEdit", "NotebookEdit",  # Claude Code
-    "apply_patch",  # Codex
-    "write_file", "replace",  # Gemini CLI
-    "write_to_file", "replace_in_file", "apply_diff", "insert_content", "search_and_replace",  # PearAI / Roo
+    "Write", "Edit", "MultiEdit", "NotebookEdit",  # Claude Code (Edit: claude-code current-session); cursor-cli Edit
+    "apply_patch",  # Codex (codex tagged-rollout)
+    "write_file", "replace",  # Gemini CLI (replace: gemini-cli jsonl-session)
+    "write_to_file", "replace_in_file", "apply_diff", "insert_content", "search_and_replace",  # PearAI / Roo / Cline
     "copilot_createFile", "copilot_replaceString", "copilot_multiReplaceString", "copilot_insertEdit",
-    "copilot_editFile", "copilot_applyPatch", "copilot_editNotebook",  # VS Code Copilot Chat
-    "edit", "write",  # pi
+    "copilot_editFile", "copilot_applyPatch", "copilot_editNotebook",  # VS Code Copilot Chat (confirmations)
+    "replace_string_in_file",  # VS Code Copilot Chat (vscode-copilot-chat rounds-without-ids)
+    "edit", "write",  # pi (pi v3-branches), OpenCode (opencode db-only, legacy-only)
+    "edit_file",  # Cursor IDE (cursor-ide split-conversation), Grok (grok build-timed)
+    "editedExistingFile",  # Cline's file-edit ask (cline cut-stream)
 })
+
+# Tools that read a file (search and directory listings are not file reads).
+READ_TOOLS = frozenset({
+    "Read",  # Claude Code (claude-code streaming-repeats), Cursor CLI (jsonl-transcripts), Continue (cn-session)
+    "read_file",  # Cline (cline cut-stream), PearAI (pearai agent-task), Roo Code (roo-code condensed-context),
+    # Gemini CLI (gemini-cli legacy-hash-folder), Grok (grok backend-tools-and-images), Continue (continue dev-data),
+    # VS Code Copilot Chat (vscode-copilot-chat rounds-without-ids)
+    "builtin_read_file",  # Continue (continue tool-call-state)
+    "read",  # pi (pi trash)
+    "copilot_readFile",  # VS Code Copilot Chat (vscode-copilot-chat confirmations)
+})
+
+# Rows that record a file the agent deleted: (prefix, where the path ends). No delete tool is named on any
+# agent's page or in any golden, so deletions come from these rows, patch headers and `rm` in shell commands.
+DELETE_ROW_PREFIXES = ("file deleted by the agent: ",)  # Cursor CLI ai_deleted_files (page; cursor-cli ai-tracking)
+
+# Tools that fetch a URL, and tools that search the web; their target is one of TARGET_KEYS.
+FETCH_TOOLS = frozenset({
+    "WebFetch",  # Claude Code (claude-code settings: permission rule WebFetch(domain:docs.python.org))
+    "web_fetch",  # Gemini CLI (gemini-cli permissions: tools.exclude=["web_fetch"])
+    "webfetch",  # OpenCode (opencode config-permissions: permission.webfetch)
+})
+SEARCH_TOOLS = frozenset({
+    "web_search",  # Codex (page: tool_name web_search; codex archived-sessions), Grok (page; backend-tools-and-images)
+    "x_search",  # Grok (page: BackendToolKind x_search; grok backend-tools-and-images)
+})
+TARGET_KEYS = ("url", "query", "q")
+
+# Tools that start a sub-agent, the argument keys that describe the run, and rows that record one.
+SUBAGENT_TOOLS = frozenset({
+    "Agent", "Task",  # Claude Code (current-session, legacy-2.0-subagent); Task: Cursor CLI (jsonl-transcripts)
+    "task",  # Grok (grok subagents-summary)
+    "spawn_agent",  # Cline SDK (cline sdk)
+    "new_task",  # Roo Code (roo-code history-item)
+})
+DESCRIPTION_KEYS = ("description", "task", "message", "prompt")
+PROMPT_KEYS = ("prompt", "message", "task")  # what the sub-agent was told: the same text as its prompt row
+SUBAGENT_PROMPT_PREFIXES = (
+    "subagent prompt: ",  # Claude Code, Gemini CLI, Cursor CLI, Grok (their pages; goldens)
+    "subtask: ",  # OpenCode (page: `subtask: agent=<a> description=<d>: <prompt>`)
+)
+SUBAGENT_RUN_PREFIXES = (
+    "delegation: ",  # Grok dev delegations (page; grok grok-dev-files)
+    "session: sub-agent thread ",  # Codex state_5.sqlite thread_spawn_edges, rollout not in the bundle (page)
+)
+SUBAGENT_START_MARKERS = (("session start: ", " thread_source=subagent"),)  # Codex rollout of a sub-agent thread
+
+# MCP tool calls: `mcp__<server>__<tool>` (Claude Code: claude-code settings, permissions.allow
+# mcp__github__get_file_contents), `mcp__<server>.<tool>` (Codex page: `namespace.name`; codex newer-additions
+# mcp__github.create_issue), and a call tool whose arguments name both (Cline use_mcp_tool: cline xml-era).
+MCP_PREFIX = "mcp__"
+MCP_CALL_TOOLS = frozenset({"use_mcp_tool"})
+MCP_SERVER_KEYS, MCP_TOOL_KEYS = ("server_name",), ("tool_name",)
+# MCP servers configured, from settings rows: `mcpServers[<name>]...` (Cline, Roo Code pages) and
+# `mcpServers.<name>.<key>=...` (Gemini CLI page).
+MCP_SERVER_ROW = re.compile(r"permission setting: mcpServers(?:\[([^\]\n]{1,200})\]|\.([^.=\s]{1,200})(?=\.))")
+
+# Rows that carry the agent's own title of a session, per agent: (prefix, tail), the tail saying what follows the
+# title: "paren" a last parenthesised group, "pipe" ` | <facts>` (required), "summary" a `summary="..."` field,
+# "none" nothing.
+TITLE_ROWS = {
+    "claude-code": (("title: ", "paren"),),  # page: `title: <title> (custom-title|ai-title)`
+    "codex": (("thread name: ", "none"), ("session: ", "paren")),  # page: session_index, state_5.sqlite
+    "cline": (("session: ", "paren"),),  # page: SDK manifest and sessions.db
+    "continue": (("session: ", "paren"),),  # continue session-index
+    "cursor-cli": (("session: ", "paren"),),  # cursor-cli ai-tracking, chat-store-wal
+    "cursor-ide": (("composer: ", "pipe"), ("chat tab: ", "none"), ("session: ", "paren")),  # page
+    "gemini-cli": (("session update: ", "summary"), ("session metadata: ", "summary")),  # gemini-cli jsonl-session
+    "grok": (("session: ", "paren"),),  # grok grok-dev-db, session-search
+    "opencode": (("session metadata: ", "paren"),),  # page: `session metadata: <title> (slug=..`
+    "pearai": (("session: ", "paren"),),  # pearai chat-session
+    "pi": (("session name: ", "none"),),  # docs/timeline.md Pi prefixes; pi v3-branches
+    "vscode-copilot-chat": (("session: ", "paren"),),  # vscode-copilot-chat wal-index
+}
+UNTITLED = frozenset({"(untitled)"})  # cursor-ide legacy-chat-panel: a tab without a title
+TITLE_MAX = 120
+
+# Token counts: `tokens generated: model=<m> <key>=<n> ...` (docs/timeline.md; Codex, OpenCode, Grok, Continue and
+# PearAI pages name their keys) and task-list rows `... | tokensIn=<n> tokensOut=<n>` (Cline, Roo Code pages).
+TOKEN_PREFIX = "tokens generated: "
+INPUT_KEYS = ("input_tokens", "input", "promptTokens")
+OUTPUT_KEYS = ("output_tokens", "output", "generatedTokens")
+TASK_TOKENS = re.compile(r" \| tokensIn=(\d{1,15}) tokensOut=(\d{1,15})")
+TASK_MODEL = re.compile(r" modelId=(\S{1,200})")
+
+# Catalog roles (collector/catalog/schema.py ROLES) whose rows make a session a conversation, and those whose rows
+# (all system rows) make it a configuration file; a store of no known role counts as a conversation.
+CONVERSATION_ROLES = frozenset({"transcript", "subagent_transcript", "prompt_history", "session_index", "state_db",
+                                "checkpoint", "task_list", "plan", "tool_output"})
+CONFIGURATION_ROLES = frozenset({"settings", "permission_state", "memory", "project_map", "log", "usage"})
+CONVERSATION_TURNS = frozenset({"user", "assistant", "tool_use", "tool_result", "thinking"})
 
 # Argument keys that hold the command, then the file path, in the order they are tried.
 COMMAND_KEYS = ("command", "cmd", "commandLine", "script")
-PATH_KEYS = ("file_path", "filePath", "absolute_path", "path", "notebook_path", "target_file", "filename")
+COMMAND_LIST_KEYS = ("commands",)  # several commands, one a line (cline sdk run_commands)
+PATH_KEYS = ("file_path", "filePath", "absolute_path", "path", "notebook_path", "target_file", "filename",
+             "filepath")  # filepath: Continue (continue cn-session, dev-data)
+
+# Markers some agents put first on a row's text (docs/timeline.md, agent prefixes): a stream cut before it completed
+# (PearAI, Cline, Roo Code `partial:`), a message hidden from the model (Roo Code `condensed:`, `truncated:`). The
+# call's arguments, or the prompt, follow them.
+ROW_MARKERS = ("partial: ", "condensed: ", "truncated: ")
 
 PERMISSION_PREFIXES = ("permission decision: ", "permission setting: ")
+DECISION_PREFIX = "permission decision: "
 PARSER_PREFIX = "parser: "
+INTEGRITY_PREFIX = "integrity: "
 
-_PATCH_FILE = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$", re.MULTILINE)
+_PATCH_FILE = re.compile(r"^\*\*\* (Add|Update|Delete) File: (.+)$", re.MULTILINE)
+_PATCH_ACTIONS = {"Add": "written", "Update": "written", "Delete": "deleted"}
 ARGUMENT_SCAN_MAX = 1 << 20  # a call's text beyond this is not decoded for its arguments (bounded work)
+TARGET_MAX = 500  # characters of a network target or description kept in the page data
 
 
-def _arguments(text: str) -> dict | None:
+def unmarked(text: str) -> str:
+    """``text`` without the ROW_MARKERS an agent put first on it."""
+    while text.startswith(ROW_MARKERS):
+        text = text[text.index(": ") + 2:]
+    return text
+
+
+def arguments(text: str) -> dict | None:
     """The call's JSON object of arguments, or None when its text is not one."""
     if not text.startswith("{") or len(text) > ARGUMENT_SCAN_MAX:
         return None
@@ -54,13 +171,13 @@ def _arguments(text: str) -> dict | None:
     return value if isinstance(value, dict) else None
 
 
-def _first_text(arguments: dict, keys: tuple[str, ...]) -> str | None:
+def _first_text(values: dict, keys: tuple[str, ...], joiner: str = " ") -> str | None:
     for key in keys:
-        value = arguments.get(key)
+        value = values.get(key)
         if isinstance(value, str) and value:
             return value
         if isinstance(value, list) and value and all(isinstance(item, str) for item in value):
-            return " ".join(value)  # argv form (Codex's older shell calls)
+            return joiner.join(value)  # argv form (Codex's older shell calls)
     return None
 
 
@@ -82,9 +199,9 @@ def tag_text(text: str, key: str) -> str | None:
 
 def command_of(text: str) -> str:
     """The command a shell call ran: its ``command`` argument, a ``<command>`` tag, else the call's text."""
-    arguments = _arguments(text)
-    if arguments is not None:
-        found = _first_text(arguments, COMMAND_KEYS)
+    values = arguments(text)
+    if values is not None:
+        found = _first_text(values, COMMAND_KEYS) or _first_text(values, COMMAND_LIST_KEYS, "\n")
         if found:
             return found
     found = tag_text(text[:ARGUMENT_SCAN_MAX], "command")
@@ -93,18 +210,180 @@ def command_of(text: str) -> str:
 
 def paths_of(text: str) -> list[str]:
     """The file paths a write or edit call names (every file of a patch); empty when none is recognisable."""
-    arguments = _arguments(text)
-    if arguments is not None:
-        found = _first_text(arguments, PATH_KEYS)
-        return [found] if found else []
+    return [path for path, _ in file_actions(text)]
+
+
+def file_actions(text: str, action: str = "written") -> list[tuple[str, str]]:
+    """``(path, action)`` of each file a call names: a patch header says its own action, else ``action``."""
+    values = arguments(text)
+    if values is not None:
+        found = _first_text(values, PATH_KEYS)
+        return [(found, action)] if found else []
     head = text[:ARGUMENT_SCAN_MAX]
     patched = _PATCH_FILE.findall(head)
     if patched:
-        return [path.strip() for path in patched]
+        return [(path.strip(), _PATCH_ACTIONS[verb]) for verb, path in patched]
     found = tag_text(head, "path")
-    return [] if found is None else [found]
+    return [] if found is None else [(found, action)]
+
+
+def patch_actions(text: str) -> list[tuple[str, str]]:
+    """``(path, action)`` of each file header of a patch inside ``text`` (a patch given to a shell tool)."""
+    head = text[:ARGUMENT_SCAN_MAX]
+    if "*** " not in head:
+        return []
+    return [(path.strip(), _PATCH_ACTIONS[verb]) for verb, path in _PATCH_FILE.findall(head)]
+
+
+def deleted_path(text: str) -> str | None:
+    """The path a deletion row names (DELETE_ROW_PREFIXES), its source note left off; None for other rows."""
+    for prefix in DELETE_ROW_PREFIXES:
+        if text.startswith(prefix):
+            return strip_tail(first_line(text[len(prefix):]), "paren")
+    return None
+
+
+def target_of(text: str) -> str:
+    """What a fetch or search call reached: its url or query (also inside ``action`` or an ``input`` JSON text)."""
+    values = arguments(text)
+    if values is None:
+        return _cut(first_line(text))
+    for candidate in (values, values.get("action"), arguments(values["input"]) if isinstance(values.get("input"), str)
+                      else values.get("input")):
+        if isinstance(candidate, dict):
+            found = _first_text(candidate, TARGET_KEYS)
+            if found:
+                return _cut(found)
+    return ""
+
+
+def description_of(text: str) -> str:
+    """What a sub-agent call asked for: its description (or task, message, prompt), else the call's first line."""
+    values = arguments(text)
+    found = _first_text(values, DESCRIPTION_KEYS) if values is not None else None
+    return _cut(found if found else first_line(text))
+
+
+def subagent_prompt(text: str) -> str:
+    """The prompt a sub-agent call gave (its prompt, message or task argument); empty when it names none."""
+    values = arguments(text)
+    found = _first_text(values, PROMPT_KEYS) if values is not None else None
+    return found or ""
+
+
+def mcp_call(tool: str, text: str) -> tuple[str, str] | None:
+    """``(server, tool)`` of an MCP tool call, or None when the call is not one."""
+    if tool.startswith(MCP_PREFIX):
+        rest = tool[len(MCP_PREFIX):]
+        server, dot, name = rest.partition(".")  # Codex: mcp__<server>.<tool>
+        if not dot:
+            server, _, name = rest.partition("__")  # Claude Code: mcp__<server>__<tool>
+        return server, name
+    if tool in MCP_CALL_TOOLS:
+        values = arguments(text)
+        if values is not None:
+            return _first_text(values, MCP_SERVER_KEYS) or "", _first_text(values, MCP_TOOL_KEYS) or ""
+        head = text[:ARGUMENT_SCAN_MAX]
+        return tag_text(head, MCP_SERVER_KEYS[0]) or "", tag_text(head, MCP_TOOL_KEYS[0]) or ""
+    return None
+
+
+def mcp_server(text: str) -> tuple[str, str] | None:
+    """``(server, detail)`` of a settings row that configures an MCP server, or None."""
+    match = MCP_SERVER_ROW.match(text)
+    if match is None:
+        return None
+    server = match.group(1) if match.group(1) is not None else match.group(2)
+    return server, _cut(first_line(text[match.end():]).lstrip(".="))
+
+
+def title_of(agent: str, text: str) -> str | None:
+    """The session title a row of ``agent`` carries (TITLE_ROWS), one line of at most TITLE_MAX characters."""
+    for prefix, tail in TITLE_ROWS.get(agent, ()):
+        if text.startswith(prefix):
+            title = _summary(text) if tail == "summary" else strip_tail(first_line(text[len(prefix):]), tail)
+            return None if not title or title in UNTITLED else one_line(title)
+    return None
+
+
+def _summary(text: str) -> str | None:
+    start = text.find('summary="', 0, 4096)
+    if start < 0:
+        return None
+    try:
+        value, _ = json.JSONDecoder().raw_decode(text[start + 8:start + 8 + 4096])
+    except ValueError:
+        return None
+    return value if isinstance(value, str) else None
+
+
+def strip_tail(line: str, tail: str) -> str | None:
+    """``line`` without its tail: a last balanced ``(...)`` group ("paren"), ``" | ..."`` ("pipe"), or as it is."""
+    if tail == "pipe":
+        cut = line.find(" | ")
+        return line[:cut].strip() if cut >= 0 else None
+    if tail == "paren" and line.endswith(")"):
+        depth = 0
+        for position in range(len(line) - 1, -1, -1):
+            depth += {")": 1, "(": -1}.get(line[position], 0)
+            if depth == 0:
+                return line[:position].rstrip()
+    return line.strip()
+
+
+def one_line(text: str, limit: int = TITLE_MAX) -> str:
+    """The first line of ``text``, stripped, cut to ``limit`` characters (the cut marked with …)."""
+    line = first_line(text).strip()
+    return line if len(line) <= limit else line[:limit - 1] + "…"
+
+
+def first_line(text: str, limit: int = 4096) -> str:
+    """Text up to its first newline, at most ``limit`` characters of it looked at."""
+    head = text[:limit]
+    end = head.find("\n")
+    return head if end < 0 else head[:end]
+
+
+def tokens_of(text: str) -> tuple[str, int, int] | None:
+    """``(model, input, output)`` of a token-count row (TOKEN_PREFIX or a task row's totals), or None."""
+    if text.startswith(TOKEN_PREFIX):
+        fields = dict(part.partition("=")[::2] for part in first_line(text[len(TOKEN_PREFIX):], 2048).split(" "))
+        given = [_number(fields, INPUT_KEYS), _number(fields, OUTPUT_KEYS)]
+        if given == [None, None]:
+            return None
+        return fields.get("model", ""), given[0] or 0, given[1] or 0
+    if text.startswith("task: "):
+        head = text[:1 << 16]
+        cut = head.rfind(" | tokensIn=")
+        match = TASK_TOKENS.match(head, cut) if cut >= 0 else None
+        if match is None:
+            return None
+        model = TASK_MODEL.search(first_line(head[match.end():], 2048))
+        return (model.group(1) if model else ""), int(match.group(1)), int(match.group(2))
+    return None
+
+
+def _number(fields: dict[str, str], keys: tuple[str, ...]) -> int | None:
+    for key in keys:
+        value = fields.get(key, "")
+        if value.isdigit() and len(value) <= 15:
+            return int(value)
+    return None
+
+
+def integrity_rule(text: str) -> str | None:
+    """The rule of an ``integrity: <rule>: <detail>`` row, or None for any other row."""
+    if not text.startswith(INTEGRITY_PREFIX):
+        return None
+    head = text[len(INTEGRITY_PREFIX):len(INTEGRITY_PREFIX) + 200]
+    rule = head.partition(":")[0].strip()
+    return rule or None
 
 
 def is_permission(text: str) -> bool:
     """A permission decision or a standing permission setting (docs/timeline.md fixed prefixes)."""
     return text.startswith(PERMISSION_PREFIXES)
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= TARGET_MAX else text[:TARGET_MAX] + " …"

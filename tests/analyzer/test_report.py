@@ -78,7 +78,7 @@ def _blocks(page: str) -> dict[str, object]:
 
 def test_injected_markup_never_appears_raw(page):
     assert "<img" not in page and "document.title='pwned'</script>" not in page
-    assert page.count("<script") == 5  # meta and rows of two bundles, and the page's own script
+    assert page.count("<script") == 6  # the integrity rules, meta and rows of two bundles, and the page's own script
     rows = [row for key, value in _blocks(page).items() if key.startswith("rows") for row in value]
     assert INJECTED in [row[5] for row in rows]  # it is kept, as text
 
@@ -218,7 +218,7 @@ def test_chromium_renders_every_findings_list(tmp_path):
     result, out = _report(tmp_path, _collect(home, tmp_path / "b.tar.zst"))
     assert result.exit_code == 0, result.output
     expected = {
-        "writes": "/home/alice/src/infra/outputs.tf",  # copilot_createFile
+        "written": "/home/alice/src/infra/outputs.tf",  # copilot_createFile
         "permissions": "permission decision: approved by setting chat.tools.terminal.autoApprove",
         "problems": "parser: unparseable line (torn last line, no newline",
         "secondary": "2c4e6a80-9b1d-4f3e-8a5c-7d9e1f3a5b7c",  # a Continue session known only from dev_data
@@ -287,7 +287,8 @@ def test_the_page_separates_damage_from_unpaired_calls_and_knows_stores_that_kee
                                              for index in cursor_meta["resultless"])
     assert not grok_meta["resultless"] and grok_meta["problems"] and grok_meta["unpaired"]
     assert "result not recorded by this store" in page  # the script's text for such a call
-    assert "Tool calls without a recorded result" in page and "Damaged or unreadable records" in page
+    assert "No result recorded: tool calls without a result" in page
+    assert "Parser problems: damaged or unreadable records" in page
 
 
 def test_bidi_and_control_characters_are_shown_as_visible_escapes(tmp_path):
