@@ -338,14 +338,8 @@ def _analyze(options: AnalyzeOptions, worker: Worker, structure: Structure) -> A
 def _integrity_rows(worker: Worker, notes: integrity_sessions.SessionNotes, unparsed,
                     stats: dict[tuple[str, str], StoreStats]) -> list[tuple[bytes, tuple]]:
     """The bundle-wide integrity rows (sessions named and not held, files no parser read), stamped and counted."""
-    holders: dict[str, list[str]] = {}
-    holding = worker.holding
-    for source in worker.bundle.sources:
-        if source.parser in holding and source.store not in holders.setdefault(source.agent, []):
-            holders[source.agent].append(source.store)
     found = itertools.chain(
-        integrity_sessions.missing_rows(notes, worker.bundle, {agent: tuple(sorted(stores))
-                                                               for agent, stores in holders.items()}),
+        integrity_sessions.missing_rows(notes, worker.bundle, worker.holding),
         integrity_sessions.not_parsed_rows(worker.bundle, unparsed))
     stamped, given = [], Counter()
     for source, draft in found:  # numbered per file: a row's event id does not depend on other files' rows

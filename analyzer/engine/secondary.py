@@ -29,13 +29,17 @@ RUN_BYTES = 16 * 1024 * 1024
 _TEXT = COLUMNS.index("text")
 _AGENT = COLUMNS.index("agent")
 _TURN = COLUMNS.index("turn_type")
+_CALL = COLUMNS.index("tool_use_id")
 
 
 _SOURCE = COLUMNS.index("source")
 
 
 def dedup_key(row: tuple) -> int:
-    """Location, agent, turn type and whitespace-normalized text: what 'the same row' means across sources.
+    """Location, agent, turn type, tool_use_id and whitespace-normalized text: 'the same row' across sources.
+
+    The tool_use_id is in it: the same words about two calls (``permission
+    decision: denied``) are two rows, each joined to its own call.
 
     The location (the home or image, the ``<label>`` of ``data/<label>/...``)
     is part of it: a prompt one user typed is not a duplicate of the same
@@ -46,7 +50,7 @@ def dedup_key(row: tuple) -> int:
     text = " ".join(row[_TEXT].split())
     location = row[_SOURCE].split("/", 2)[1] if row[_SOURCE].count("/") >= 2 else ""
     return int.from_bytes(hashlib.sha256(
-        f"{location}\0{row[_AGENT]}\0{row[_TURN]}\0{text}".encode()).digest()[:8], "big")
+        f"{location}\0{row[_AGENT]}\0{row[_TURN]}\0{row[_CALL]}\0{text}".encode()).digest()[:8], "big")
 
 
 SORT_CHUNK = 1 << 18  # keys sorted as Python ints at a time (about 10 MB of them)

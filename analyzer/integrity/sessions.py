@@ -84,27 +84,36 @@ class SessionNotes:
 
 
 def missing_rows(notes: SessionNotes, bundle: Bundle,
-                 holders: dict[str, tuple[str, ...]]) -> Iterator[tuple[Source, Draft]]:
+                 holding: frozenset[str]) -> Iterator[tuple[Source, Draft]]:
     """A ``session missing`` row (with the naming file) for every session named and held by no file of its home.
 
-    ``holders``: agent -> the stores (``agent.store``) whose parsers hold that
-    agent's sessions, for the text. Sorted by agent and session id.
+    ``holding``: the parser ids whose rows hold sessions; the text names the stores
+    of those parsers in the session's home (never another home's). Sorted by home, agent and session id.
     """
+    stores_of: dict[tuple[str, str], str] = {}  # once per home and agent: a bundle may name 200,000 sessions
     for (location, agent, session), named in sorted(notes.named.items()):
         if (location, agent, session) in notes.held:
             continue
+        if (location, agent) not in stores_of:
+            stores_of[(location, agent)] = ", ".join(_holders(bundle, holding, location, agent)) or "transcript"
         source = _source(bundle, named.member, named.store)
         if source is None:
             continue
         span = _span(named.first_ns, named.last_ns)
         noun = "entry" if named.entries == 1 else "entries"
-        stores = ", ".join(holders.get(agent, ())) or "transcript"
+        stores = stores_of[(location, agent)]
         detail = (f"{named.store} names session {session} ({named.entries} {noun}{span}, first at {named.locator}) "
                   f"and no file of {stores} in the bundle holds a row of it")
         yield source, Draft("system", rules.text("session missing", detail), named.locator, named.last_ns,
                             "record" if named.last_ns is not None else "none", session)
     if notes.over:
         yield _over_row(bundle)
+
+
+def _holders(bundle: Bundle, holding: frozenset[str], location: str, agent: str) -> list[str]:
+    """The stores of one home whose parsers hold ``agent``'s sessions."""
+    return sorted({source.store for source in bundle.sources
+                   if source.location == location and source.agent == agent and source.parser in holding})
 
 
 def _source(bundle: Bundle, member: str, store: str) -> Source | None:

@@ -50,3 +50,16 @@ def test_only_rows_of_a_kind_the_secondary_rows_have_are_keyed():
     assert _keyed_turns(keys, "grok") is None
     assert _keyed_turns(KeySet(array("Q")), "codex") is None  # no secondary rows at all
     assert "tool_result" in _keyed_turns(KeySet(array("Q", [1])), "codex")  # kinds not known: every turn
+
+
+def test_the_same_words_about_two_calls_are_two_rows():
+    """A secondary refusal of call b is not the primary refusal of call a (it used to be dropped as its copy)."""
+    from aitrail.analyzer.view.rows import COLUMNS
+
+    def row(call: str, text: str = "permission decision: denied") -> tuple:
+        values = {"agent": "continue", "turn_type": "system", "tool_use_id": call, "text": text,
+                  "source": "data/home/.continue/dev_data/0.2.0/toolUsage.jsonl"}
+        return tuple(values.get(name, "") for name in COLUMNS)
+
+    assert secondary.dedup_key(row("a")) != secondary.dedup_key(row("b"))
+    assert secondary.dedup_key(row("a")) == secondary.dedup_key(row("a", "permission  decision:\tdenied"))
