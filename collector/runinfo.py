@@ -247,8 +247,31 @@ def subject_description(mode: str, root: str | None, hostname: str | None = None
         host.update(hostname_found=host.get("hostname"), hostname=hostname, fqdn=hostname if "." in hostname else None,
                     hostname_source="stated by the examiner (--hostname)")
     if time_zone is not None:
-        zone.update(name_found=zone.get("name"), name=time_zone, source="stated by the examiner (--time-zone)")
+        zone = stated_zone(time_zone, zone)
     return host, zone
+
+
+def stated_zone(name: str, found: dict) -> dict:
+    """The examiner's --time-zone, with what was found kept whole under ``found``.
+
+    The found zone's offset and names describe the machine that was looked at,
+    not the zone stated: they stay under ``found``. The stated zone's own
+    current offset is given when this machine's tz database knows the name (an
+    IANA name), else ``utc_offset_seconds`` is None and ``offset_source`` says why.
+    """
+    zone = {"name": name, "source": "stated by the examiner (--time-zone)", "name_found": found.get("name"),
+            "found": found, "utc_offset_seconds": None,
+            "offset_source": "not known: the tz database of the collecting machine has no zone of this name"}
+    try:
+        from zoneinfo import ZoneInfo
+
+        offset = dt.datetime.now(ZoneInfo(name)).utcoffset()
+    except (ValueError, OSError, LookupError):  # not a zone name (Windows names among them), or no tz database
+        return zone
+    if offset is not None:
+        zone.update(utc_offset_seconds=int(offset.total_seconds()),
+                    offset_source="the stated zone's offset at collection time (tz database of the collecting machine)")
+    return zone
 
 
 def live_zone_name() -> str | None:

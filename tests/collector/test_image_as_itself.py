@@ -276,3 +276,16 @@ def test_live_collection_on_windows_is_refused_with_the_route_to_take(cli, monke
     result = cli("collect", "--dry-run")
     assert result.exit_code == 1
     assert platform.WINDOWS_MESSAGE in result.output and "--root" in result.output
+
+
+def test_a_stated_zone_never_carries_the_found_zones_offset():
+    """--time-zone W. Europe Standard Time on a UTC workstation recorded offset 0: the workstation's, not the zone's."""
+    from aitrail.collector.runinfo import stated_zone
+
+    found = {"name": "Etc/UTC", "utc_offset_seconds": 0, "tzname": ["UTC", "UTC"]}
+    windows = stated_zone("W. Europe Standard Time", found)
+    assert windows["utc_offset_seconds"] is None and windows["found"] == found and windows["name_found"] == "Etc/UTC"
+    assert "no zone of this name" in windows["offset_source"]
+    berlin = stated_zone("Europe/Berlin", found)
+    assert berlin["utc_offset_seconds"] in (3600, 7200) and "stated zone's offset" in berlin["offset_source"]
+    assert stated_zone("../../../etc/passwd", found)["utc_offset_seconds"] is None
