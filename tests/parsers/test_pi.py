@@ -67,6 +67,17 @@ def test_a_parent_cycle_ends_the_path_walk():
     assert [row.text for row in rows if row.turn_type == "user"] == ["fix the login timeout", "second"]
 
 
+def test_an_entry_whose_parent_is_not_in_the_file_is_a_chain_break_and_a_whole_tree_is_none():
+    """docs/report.md, integrity rule `chain break`: the entries before the kept ones were cut from the file."""
+    answer = {"role": "assistant", "model": "m", "content": [{"type": "text", "text": "answer"}]}
+    cut = session_rows(entry("c", "b", USER), entry("d", "c", answer))  # b (and a) are gone
+    breaks = [row for row in cut if row.text.startswith("integrity: chain break: ")]
+    assert [(row.text, row.locator) for row in breaks] == [
+        ("integrity: chain break: line 2 continues from entry b, which is not in this file", "line:2")]
+    whole = session_rows(entry("a", None, USER), entry("b", "a", answer), entry("c", "a", USER))
+    assert not [row for row in whole if row.text.startswith("integrity: ")]
+
+
 def test_a_torn_last_line_is_one_parser_row_and_the_complete_lines_are_read():
     torn = json.dumps(HEADER).encode() + b"\n" + json.dumps(entry("a", None, USER)).encode() + b'\n{"type":"mess'
     rows = drafts(FakeBundle({("pi.sessions", SESSION): torn}), SESSION, "pi.session.v1")

@@ -39,6 +39,7 @@ _FILE_NAME = re.compile(r"^\d{4}-\d\d-\d\dT[\d-]+Z?_(?P<id>[0-9A-Za-z-]+)\.jsonl
 # Entries of the tree held for the branch walk: about 250 bytes each, so at most about 125 MB for a hostile
 # file of millions of tiny entries; a real session has a few thousand.
 TREE_ENTRIES = 500_000
+CHAIN_BREAKS_SHOWN = 20  # chain-break rows of one file; one more row counts the rest
 SHORT_ID = 128  # characters: an id this short is held as it is, a longer one as its digest (pi's ids are 8)
 
 Key = str | bytes
@@ -243,7 +244,25 @@ class SessionReader:
         yield from self.calls.over_limit_rows()
         if self.forgotten:
             yield self.limit_row()
+        else:  # a forgotten entry may be the parent looked for: chain breaks are known only of a whole tree
+            yield from self.chain_breaks()
         yield from self.branch_rows()
+
+    def chain_breaks(self) -> Iterator[Draft]:
+        """An ``integrity: chain break:`` row per entry whose parentId names no entry of the file (at most 20)."""
+        ids = {entry_id for _, entry_id, _, _ in self.tree}
+        broken = [item for item in self.tree if item[2] is not None and item[2] not in ids]
+        for line, _, parent, when in broken[:CHAIN_BREAKS_SHOWN]:
+            named = parent if isinstance(parent, str) else f"an id over {SHORT_ID} characters"
+            times = {"timestamp_ns": when, "timestamp_source": "record"} if when is not None \
+                else {"timestamp_source": "none"}
+            yield Draft("system", f"integrity: chain break: line {line} continues from entry {named}, which is not "
+                                  "in this file", f"line:{line}", session_id=self.session_id,
+                        project_path=self.project, **times)
+        if len(broken) > CHAIN_BREAKS_SHOWN:
+            yield Draft("system", f"integrity: chain break: {len(broken) - CHAIN_BREAKS_SHOWN} more entries continue "
+                                  "from entries not in this file", "file", session_id=self.session_id,
+                        project_path=self.project, timestamp_source="none")
 
     def limit_row(self) -> Draft:
         """The ``parser:`` row of a tree over its budget, at the line where it was passed."""
