@@ -40,6 +40,10 @@ def moved_to_the_future(home: Path) -> int:
     return moved
 
 
+def _finding(row: list[str]) -> bool:
+    return row[8].startswith("integrity: ")
+
+
 @pytest.mark.parametrize("number", range(len(ROUNDS)))
 def test_times_past_2262_are_stamped_sorted_and_stop_no_file(cli, number: int, tmp_path: Path):
     members = ROUNDS[number]
@@ -47,6 +51,8 @@ def test_times_past_2262_are_stamped_sorted_and_stop_no_file(cli, number: int, t
     assert moved_to_the_future(home) > 0
     produced = rows_of(analyzed(cli, [home], tmp_path))
     assert not [row for row in produced if "parser: crashed" in row[8]]
-    expected = Counter(row[AGENT] for case in members for row in golden_rows(case))
-    assert Counter(row[AGENT] for row in produced) == expected
+    # integrity findings compare times (records with their file's time, lines with lines): moving the records'
+    # times moves them, so every other row is counted
+    expected = Counter(row[AGENT] for case in members for row in golden_rows(case) if not _finding(row))
+    assert Counter(row[AGENT] for row in produced if not _finding(row)) == expected
     assert any(row[0].startswith("23") for row in produced)

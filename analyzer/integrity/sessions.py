@@ -14,11 +14,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from aitrail.analyzer.engine.unparsed import Unparsed
 from aitrail.analyzer.integrity import rules
 from aitrail.analyzer.view.bundle import Bundle, Source
 from aitrail.analyzer.view.rows import Draft, format_timestamp
+
+if TYPE_CHECKING:  # the engine calls this room: a run-time import back would be a cycle of rooms
+    from aitrail.analyzer.engine.unparsed import Unparsed
 
 
 @dataclass

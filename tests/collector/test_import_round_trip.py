@@ -288,7 +288,11 @@ def test_kape_deduplicated_files_are_untimed_never_1970(native_windows, tmp_path
     assert bob and all(record["stat"]["mtime_ns"] is None for record in bob)
     assert "VALID" in invoke("verify", str(bundle))
     rows, native_rows = timeline(bundle), native_windows[2]
-    assert len(rows) == len(native_rows)
+    # the integrity rules that compare a file's time with its records (docs/report.md) cannot run without the time
+    file_time = ("integrity: written after last record: ", "integrity: record after file time: ")
+    assert len([row for row in rows if not row["text"].startswith(file_time)]) == len(
+        [row for row in native_rows if not row["text"].startswith(file_time)])
+    assert not [row for row in rows if row["source"].startswith("data/bob/") and row["text"].startswith(file_time)]
     untimed = [row for row in rows if row["source"].startswith("data/bob/") and row["timestamp_source"] == "none"]
     timed_natively = [row for row in native_rows if row["source"].startswith("data/bob/")
                       and row["timestamp_source"] == "file-mtime"]
