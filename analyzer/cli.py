@@ -174,6 +174,9 @@ def _print_summary(summary: dict) -> None:
         echo(line)
     for line in not_parsed_lines(summary["not_parsed"]):
         echo(line)
+    for absence in summary.get("known_absences", []):
+        echo(terminal_text(f"known absence: {absence['agent']} {absence['versions']}: {absence['what']} "
+                           f"({absence['reason']}); an empty timeline of it is not 'no activity'"))
     if summary.get("signature"):
         echo(f"signature: {summary['signature']}")
     target = "stdout" if summary["output"] == "-" else summary["output"]

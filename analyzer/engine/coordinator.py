@@ -36,20 +36,20 @@ from __future__ import annotations
 import dataclasses
 import gc
 import itertools
+import json
 import os
 import sys
 import tempfile
-from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from aitrail.analyzer.engine import batches as batches_module
-from aitrail.analyzer.engine import forkpool, verifying
+from aitrail.analyzer.engine import bundle_rows, forkpool, verifying
 from aitrail.analyzer.engine import secondary as secondary_module
 from aitrail.analyzer.engine import sorted_runs as runs_module
 from aitrail.analyzer.engine import worker as worker_module
+from aitrail.analyzer.engine.absences import known_absences
 from aitrail.analyzer.engine.bundle_digest import FileDigest
-from aitrail.analyzer.engine.dispatch import provenance as dispatch_provenance
 from aitrail.analyzer.engine.secondary import dedup_key
 from aitrail.analyzer.engine.sorted_runs import Held, Parked, Run, Stored
 from aitrail.analyzer.engine.tally import Tally
@@ -142,6 +142,7 @@ class AnalyzeResult:
     runs: list[Run | Held | Stored] = field(default_factory=list)  # sorted runs not merged yet (one bundle of several)
     tally: Tally = field(default_factory=Tally)
     bundles: list[dict] = field(default_factory=list)  # per bundle: path, sha256, host, case, verified, rows
+    absences: list[dict] = field(default_factory=list)  # what the agents present keep nowhere on disk (catalog)
 
     def summary(self, options: AnalyzeOptions) -> dict:
         """The summary as ``--summary`` writes it."""
@@ -157,6 +158,7 @@ class AnalyzeResult:
             **self.tally.as_record(),
             "stores": [stats.as_record() for _, stats in sorted(self.stores.items())],
             "not_parsed": self.not_parsed,
+            "known_absences": self.absences,
         }
 
 
@@ -283,8 +285,10 @@ def _combined(results: list[AnalyzeResult], count: int, several: bool) -> Analyz
     for result in results:
         tally.merge(result.tally)
     signatures = "; ".join(f"{result.bundles[0]['bundle']}: {result.signature}" for result in results)
+    absences = sorted({json.dumps(item, sort_keys=True) for result in results for item in result.absences})
     return AnalyzeResult(count, all(result.verified for result in results), problems, stores, not_parsed,
-                         signatures, warnings, bundles=[result.bundles[0] for result in results], tally=tally)
+                         signatures, warnings, bundles=[result.bundles[0] for result in results], tally=tally,
+                         absences=[json.loads(item) for item in absences])
 
 
 def _check_structure_first(options: AnalyzeOptions, worker: Worker):
@@ -324,7 +328,7 @@ def _analyze(options: AnalyzeOptions, worker: Worker, structure: Structure) -> A
         raise NotVerified(report.problems)
     render = worker.render
     forced = [_forced_row(report.problems, bundle.problems)] if not report.ok else []
-    forced += _integrity_rows(worker, notes, unparsed, stats)
+    forced += bundle_rows.integrity_rows(worker, notes, unparsed, stats)
     for key, row in forced:
         tally.add(row[_AGENT], row[_SESSION], key)
     runs.extend(secondary_module.kept_runs(
@@ -332,22 +336,9 @@ def _analyze(options: AnalyzeOptions, worker: Worker, structure: Structure) -> A
                         ((key, render(row).encode("utf-8")) for key, row in forced)),
         lambda items, number: runs_module.write_run(items, os.path.join(worker.temp_dir,
                                                                          f"run-secondary-{number}.bin"))))
-    return AnalyzeResult(0, report.ok, report.problems, stats, not_parsed, runs=runs, tally=tally)
-
-
-def _integrity_rows(worker: Worker, notes: integrity_sessions.SessionNotes, unparsed,
-                    stats: dict[tuple[str, str], StoreStats]) -> list[tuple[bytes, tuple]]:
-    """The bundle-wide integrity rows (sessions named and not held, files no parser read), stamped and counted."""
-    found = itertools.chain(
-        integrity_sessions.missing_rows(notes, worker.bundle, worker.holding),
-        integrity_sessions.not_parsed_rows(worker.bundle, unparsed))
-    stamped, given = [], Counter()
-    for source, draft in found:  # numbered per file: a row's event id does not depend on other files' rows
-        ordinal = BUNDLE_ROW_ORDINALS + given[(source.member, source.store)]
-        given[(source.member, source.store)] += 1
-        stamped.append(stamp(draft, dispatch_provenance(source), ordinal))
-        stats.setdefault((source.agent, source.store), StoreStats(source.agent, source.store)).add_rows(1, 0, 0, 1)
-    return stamped
+    absences = known_absences(source.agent for source in bundle.sources
+                              if not options.agents or source.agent in options.agents)
+    return AnalyzeResult(0, report.ok, report.problems, stats, not_parsed, runs=runs, tally=tally, absences=absences)
 
 
 def _merge(options: AnalyzeOptions, runs: list[Run | Held | Stored], temp_dir: str) -> int:

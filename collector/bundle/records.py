@@ -124,6 +124,8 @@ class Entry:
         }
         if self.container_record is not None:
             record["container_record"] = self.container_record
+        if target.store_def.credential_tables:  # a database that holds credentials beside the evidence
+            record["credential_tables"] = list(target.store_def.credential_tables)
         if self.meta is not None:
             record["stat"] = self.meta.as_record()
         if self.after is not None and self.meta is not None and self.after.differs_from(self.meta):
@@ -238,6 +240,8 @@ class RecordRenderer:
         out += [', "class": ', encode_basestring(OUTCOME_CLASS[entry.outcome])]
         if entry.container_record is not None:
             out += [', "container_record": ', _value(entry.container_record)]
+        if entry.target.store_def.credential_tables:
+            out += [', "credential_tables": ', _value(list(entry.target.store_def.credential_tables))]
         if entry.error is not None:
             errno = entry.error.errno
             out += [', "errno": ', _value(errno), ', "error": ',

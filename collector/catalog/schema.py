@@ -79,6 +79,15 @@ class SettingOverride:
 
 
 @dataclass(frozen=True)
+class Absence:
+    """What some versions of an agent keep nowhere on disk, and why (the summary reports it, never 'no activity')."""
+
+    what: str
+    versions: str
+    reason: str
+
+
+@dataclass(frozen=True)
 class Root:
     """A directory in which some of an agent's stores live (docs/catalog.md, Roots)."""
     id: str
@@ -105,6 +114,9 @@ class Store:
     exclude: tuple[str, ...] = ()
     references: tuple[str, ...] = ()
     tool_results: str = "recorded"
+    # SQLite tables of a collected database that hold credentials (tokens, API keys) beside the evidence:
+    # files.jsonl names them for every file of the store; no parser reads them (docs/catalog.md)
+    credential_tables: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -117,6 +129,8 @@ class AgentCatalog:
     roots: tuple[Root, ...]
     stores: tuple[Store, ...]
     references: tuple[str, ...] = ()
+    # what a version of the agent keeps nowhere on disk (threads on a server): a known absence, never "no activity"
+    absences: tuple[Absence, ...] = ()
     schema_version: int = SCHEMA_VERSION
     source_file: str = field(default="", compare=False)
 
@@ -142,8 +156,9 @@ class AgentCatalog:
 
 _AGENT_KEYS = {
     "schema_version": True, "agent": True, "name": True, "summary": True,
-    "docs": True, "roots": True, "stores": True, "references": False,
+    "docs": True, "roots": True, "stores": True, "references": False, "absences": False,
 }
+_ABSENCE_KEYS = {"what": True, "versions": True, "reason": True}
 _ROOT_KEYS = {
     "id": True, "description": True, "paths": False, "scope": False,
     "env": False, "settings": False, "exclude": False,
@@ -153,7 +168,7 @@ _SETTING_KEYS = {"root": True, "file": True, "key": True}
 _STORE_KEYS = {
     "id": True, "root": True, "include": True, "role": True, "format": True,
     "description": True, "parser": False, "origin": False, "collect": False,
-    "exclude": False, "references": False, "tool_results": False,
+    "exclude": False, "references": False, "tool_results": False, "credential_tables": False,
 }
 
 
@@ -240,6 +255,7 @@ def parse_agent(data: Any, filename: str) -> AgentCatalog:
         roots=roots,
         stores=stores,
         references=reader.strings("top level", data.get("references"), "references"),
+        absences=_parse_absences(reader, data.get("absences")),
         source_file=filename,
     )
     if catalog.docs and catalog.docs != f"docs/agents/{agent}.md":
@@ -247,6 +263,22 @@ def parse_agent(data: Any, filename: str) -> AgentCatalog:
     if reader.problems:
         raise CatalogError(reader.problems)
     return catalog
+
+
+def _parse_absences(reader: _Reader, value: Any) -> tuple[Absence, ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, list):
+        reader.fail("absences", "must be a list")
+        return ()
+    found = []
+    for index, item in enumerate(value):
+        where = f"absences[{index}]"
+        if reader.keys(where, item, _ABSENCE_KEYS):
+            found.append(Absence(reader.text(where, item.get("what"), "what"),
+                                 reader.text(where, item.get("versions"), "versions"),
+                                 reader.text(where, item.get("reason"), "reason")))
+    return tuple(found)
 
 
 def _parse_roots(reader: _Reader, value: Any) -> tuple[Root, ...]:
@@ -384,7 +416,10 @@ def _parse_stores(reader: _Reader, value: Any, agent: str, root_ids: set[str]) -
             exclude=reader.globs(where, item.get("exclude"), "exclude"),
             references=reader.strings(where, item.get("references"), "references"),
             tool_results=reader.choice(where, item.get("tool_results"), "tool_results", TOOL_RESULTS, "recorded"),
+            credential_tables=reader.strings(where, item.get("credential_tables"), "credential_tables"),
         )
+        if store.credential_tables and store.format != "sqlite":
+            reader.fail(where, "credential_tables is only for a sqlite store")
         _check_store_rules(reader, where, store, agent, root_ids)
         stores.append(store)
     return tuple(stores)

@@ -58,6 +58,49 @@ def test_minimal_file_parses():
     parse_agent(minimal(), "x.yaml")
 
 
+def test_credential_tables_are_for_a_database_and_absences_say_what_and_why():
+    store = {"id": "db", "root": "r", "include": ["x.db"], "role": "state_db", "format": "sqlite",
+             "description": "d", "parser": "x.db.v1", "credential_tables": ["account", "credential"]}
+    parsed = parse_agent(minimal(stores=[store]), "x.yaml")
+    assert parsed.stores[0].credential_tables == ("account", "credential")
+    assert "credential_tables is only for a sqlite store" in problems(minimal(stores=[{**store, "format": "json"}]))
+    absence = {"what": "threads", "versions": "0.0.1770000000 and later", "reason": "kept on the vendor's servers"}
+    assert parse_agent(minimal(absences=[absence]), "x.yaml").absences[0].reason == "kept on the vendor's servers"
+    assert "absences[0]" in problems(minimal(absences=[{"what": "threads"}]))
+
+
+def test_files_jsonl_names_the_credential_tables_of_a_database_and_its_companions(cli, tmp_path):
+    """A database that mixes evidence and tokens is collected (it is the evidence); its record says which tables."""
+    import sqlite3
+
+    catalog_dir = tmp_path / "catalog"
+    catalog_dir.mkdir()
+    data = minimal(agent="probe", name="Probe", docs="docs/agents/probe.md", stores=[
+        {"id": "db", "root": "r", "include": ["probe.db", "probe.db-wal"], "role": "state_db", "format": "sqlite",
+         "description": "d", "parser": "probe.db.v1", "credential_tables": ["account"]},
+        {"id": "notes", "root": "r", "include": ["notes.json"], "role": "settings", "format": "json",
+         "description": "d", "parser": "probe.notes.v1"},
+        {"id": "auth", "root": "r", "include": ["auth.json"], "role": "credential", "format": "json",
+         "description": "d", "collect": "never"}])
+    (catalog_dir / "probe.yaml").write_text(yaml.safe_dump(data))
+    home = tmp_path / "home"
+    (home / ".x").mkdir(parents=True)
+    connection = sqlite3.connect(home / ".x" / "probe.db")
+    connection.executescript("PRAGMA journal_mode=WAL; CREATE TABLE account(token TEXT); "
+                             "CREATE TABLE message(text TEXT); INSERT INTO message VALUES ('hi');")
+    (home / ".x" / "notes.json").write_text("{}")
+    out = tmp_path / "b.tar.zst"
+    result = cli("collect", "--catalog", catalog_dir, "--home", home, "-o", out, "--quiet")
+    connection.close()
+    assert result.exit_code == 0, result.output + result.stderr
+    from tests.conftest import bundle_records
+
+    records = {record["path"]: record for record in bundle_records(out)}
+    assert records[".x/probe.db"]["credential_tables"] == ["account"]
+    assert records[".x/probe.db-wal"]["credential_tables"] == ["account"]
+    assert "credential_tables" not in records[".x/notes.json"]
+
+
 @pytest.mark.parametrize(
     "change, message",
     [
