@@ -106,3 +106,16 @@ def opened_paths(monkeypatch) -> list[str]:
 
     monkeypatch.setattr(os, "open", watching_open)
     return opened
+
+
+def every_output(cli, bundle: Path, tmp_path: Path) -> list[bytes]:
+    """The bytes of a bundle's CSV and JSONL timelines and of its report (to look for what must never be there)."""
+    outputs = []
+    for name, extra in (("t.csv", ()), ("t.jsonl", ("--format", "jsonl"))):
+        result = cli("analyze", bundle, "-o", tmp_path / name, "--quiet", *extra)
+        assert result.exit_code == 0, result.stderr
+        outputs.append((tmp_path / name).read_bytes())
+    result = cli("report", bundle, "-o", tmp_path / "r.html", "--jobs", "1")
+    assert result.exit_code == 0, result.output
+    outputs.append((tmp_path / "r.html").read_bytes())
+    return outputs

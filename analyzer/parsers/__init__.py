@@ -17,7 +17,10 @@ from types import ModuleType
 
 # every agent package, in registry order; imported only when a bundle holds its parsers' files
 PACKAGES = ("pearai", "claude_code", "codex", "gemini_cli", "pi", "vscode_copilot_chat", "continue_", "cline",
-            "cursor_ide", "cursor_cli", "opencode", "roo_code", "grok")
+            "cursor_ide", "cursor_cli", "opencode", "roo_code", "grok",
+            # issue 32: terminal agents
+            "copilot_cli", "amp", "aider", "goose", "qwen_code", "openclaw", "crush", "openhands", "kimi_cli",
+            "factory_droid", "hermes", "kilo_cli", "codebuff", "mistral_vibe", "auggie", "qoder_cli")
 # parser-id prefix of a package whose name is not its agent id (registry.id_prefix)
 _PREFIX_OF = {"continue_": "continue"}
 

@@ -89,7 +89,7 @@ def _prepare(number: int, sha256: str, path: str, result: Verification, options:
               + ("" if result.ok else '<p class="failed">THIS BUNDLE FAILED VERIFICATION: it was analyzed only '
                                       'because --force was given; nothing in it can be trusted.</p>')
               + html.verification_section(result) + html.accounting_section(accounting, counts)
-              + html.not_parsed_section(analyzed.not_parsed)
+              + html.not_parsed_section(analyzed.not_parsed) + html.absences_section(analyzed.absences)
               + html.timeline_section(number, digest, meta) + "</section>")
     conversations = Counter(session.agent for session in digest.sessions if session.kind != "configuration")
     facts = case.BundleFacts(number, os.path.basename(path), sha256, collection, result, dict(digest.counts),

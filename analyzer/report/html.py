@@ -131,6 +131,16 @@ def not_parsed_section(items: list[dict]) -> str:
                       entries, ("agent", "store", "member", "size", "sha256", "reason"))
 
 
+def absences_section(items: list[dict]) -> str:
+    """What the agents present keep nowhere on disk (catalog ``absences``): a known absence, never 'no activity'."""
+    if not items:
+        return ""
+    rows = "".join(f"<li><b>{e(item.get('agent'))}</b> {e(item.get('versions'))}: {e(item.get('what'))} "
+                   f"({e(item.get('reason'))})</li>" for item in items)
+    return ("<h3>Known absences</h3><p>Kept nowhere on disk by these versions: an empty timeline of them is not "
+            f"'no activity'.</p><ul>{rows}</ul>")
+
+
 def finding_count(meta: dict, kind: str) -> int:
     """The exact number of entries of one findings list (its meta list may be capped)."""
     counts = meta.get("counts") if isinstance(meta.get("counts"), dict) else {}

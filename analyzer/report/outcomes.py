@@ -25,6 +25,10 @@ RESULT, FAILED, USER, RULE, DECIDED_USER, DECIDED_RULE, RESULTLESS = 1, 2, 4, 8,
 RULE_BLOCK_STARTS = (
     "The user has specified a rule which prevents you from using this specific tool call.",  # OpenCode (page)
     "Command blocked by security policy",  # Continue cn (page)
+    "[tool error] Exec denied (", "exec denied: ",  # OpenClaw (page)
+    "[tool error] Tool execution denied: ",  # Auggie: an explicit rule (page)
+    "Command denied: ",  # Mistral Vibe (page)
+    "error: Tool call blocked by hook.",  # Crush (page)
 )
 RULE_BLOCK_CLAUDE = ("Permission to use ", " has been denied.")  # Claude Code: a deny rule or a mode that does not
 # ask (page, Permission rows; claude-code current-session)
@@ -43,6 +47,16 @@ USER_DENIAL_STARTS = (
     "The user rejected permission to use this specific tool call.",  # OpenCode (page; opencode permission-rejected)
     "The user chose not to run this command.", "The user denied this command.",  # VS Code (vscode confirmations)
     "(rejected: no output recorded)",  # Cursor IDE (page; cursor-ide auto-run-settings)
+    "error: [denied] The user rejected this tool call.",  # Copilot CLI (page)
+    "(rejected by the user",  # Amp (page)
+    "The user has declined to run this tool.",  # Goose (page)
+    "Action rejected: ",  # OpenHands (page)
+    "<system>ERROR: The tool call is rejected by the user.",  # Kimi CLI (page)
+    "<user_cancellation>",  # Mistral Vibe (page)
+    "[tool error] Command did not run: approval was denied.",  # OpenClaw (page)
+    "[tool error] Tool execution denied by user: ",  # Auggie (page)
+    "error: User denied permission", "error: Permission denied",  # Crush (page; the second before 2025-11)
+    "User rejected tool use.",  # Qoder CLI (page)
 )
 USER_DENIAL_FRAGMENTS = (
     "User denied execution.",  # Gemini CLI: error: [Operation Cancelled] Reason: User denied execution. (page)
@@ -57,19 +71,33 @@ FAILURE_STARTS = (
     "[tool error] ",  # pi, isError (page)
     "Tool [",  # Roo Code / PearAI "Tool [x] was not executed ..." (pages; roo-code xml-task)
     "(error: no output recorded)", "(cancelled: no output recorded)", "(aborted: no output recorded)",  # Cursor IDE
+    "<system>ERROR: ",  # Kimi CLI (page)
+    "<tool_error>",  # Mistral Vibe (page)
+    "[An error occurred during execution.]",  # OpenHands (page)
 )
 FAILURE_EXACT = ("failed",)  # VS Code hook transcripts `succeeded` / `failed` (page)
 
 # Exit codes, on the first line, the last line, or in a JSON result.
 EXIT_FIRST_LINE = (re.compile(r"Exit code: (-?\d{1,10})\s*$"),  # Codex shell_command output (codex damaged)
-                   re.compile(r"(?:error: )?Command exited with code (-?\d{1,10})\b"))  # Gemini (legacy-hash-folder)
-EXIT_LAST_LINE = re.compile(r"\[exit code (-?\d{1,10})[,\]]")  # pi bashExecution (page)
+                   re.compile(r"(?:error: )?Command exited with code (-?\d{1,10})\b"),  # Gemini (legacy-hash-folder)
+                   re.compile(r"<system>ERROR: Command failed with exit code: (-?\d{1,10})\."))  # Kimi CLI (page)
+EXIT_LAST_LINE = re.compile(r"\[exit code (-?\d{1,10})[,\]:]"  # pi bashExecution, OpenHands (pages)
+                            r"|<exited with exit code (-?\d{1,10})>"  # Copilot CLI (page)
+                            r"|\(Command exited with code (-?\d{1,10})\)"  # OpenClaw (page)
+                            r"|^Exit code (-?\d{1,10})$")  # Crush (page)
 METADATA_LINE = "metadata: "  # Codex: output's last line `metadata: {"exit_code":N,...}` (page; codex untagged-v1)
 EXIT_KEYS = ("exit_code", "exitCode")  # Codex metadata; Cursor IDE JSON result (cursor-ide damaged-bubble)
 
 DECISION_PREFIX = "permission decision: "
-DECISION_RULE_STARTS = ("denied by a permission rule",)  # OpenCode (page)
-DECISION_USER_STARTS = ("denied", "skipped")  # every page's `denied...`; VS Code ToolConfirmKind Skipped (page)
+DECISION_RULE_STARTS = ("denied by a permission rule",  # OpenCode, Copilot CLI, Hermes, Kilo CLI (pages)
+                        "denied by a rule",  # Qwen Code, Mistral Vibe (pages)
+                        "denied by a hook",  # OpenHands (page)
+                        "denied by the built-in blocklist", "denied by smart approval",  # Hermes (page)
+                        "denied by the autonomy level", "denied by spec mode", "denied by the sandbox policy",  # Droid
+                        "blocked by",  # Crush `blocked by a PreToolUse hook`, Qoder CLI `blocked by auto mode` (pages)
+                        )
+DECISION_USER_STARTS = ("denied", "skipped",  # every page's `denied...`; VS Code ToolConfirmKind Skipped (page)
+                        "cancelled by the user")  # Factory Droid: refused at the prompt, or interrupted (page)
 
 HEAD_MAX = 64 * 1024  # characters of a result looked at from its start (a denial text repeats the command)
 LINE_MAX = 4096  # characters of the first and of the last line read for an exit code
@@ -115,7 +143,7 @@ def exit_code(text: str) -> int | None:
     last = text[-LINE_MAX:].rstrip().rpartition("\n")[2]
     match = EXIT_LAST_LINE.search(last)
     if match:
-        return int(match.group(1))
+        return int(next(group for group in match.groups() if group is not None))
     if last.startswith(METADATA_LINE):
         return _exit_in_json(last[len(METADATA_LINE):])
     if len(text) <= JSON_MAX and text.lstrip().startswith("{"):

@@ -24,6 +24,14 @@ SHELL_TOOLS = frozenset({
     "run_terminal_cmd",  # Cursor IDE (cursor-ide auto-run-settings), Grok (grok build-timed)
     "run_terminal_command", "builtin_run_terminal_command",  # Continue (continue dev-data, tool-call-state)
     "run_commands",  # Cline SDK (cline sdk: {"commands": [...]})
+    # issue 32 agents (their pages, docs/agents/<agent>.md, and goldens):
+    "powershell",  # Copilot CLI (bash too)
+    "run", "test",  # Aider (`/run`, `!`, `/test`)
+    "developer__shell",  # Goose
+    "terminal",  # Hermes, OpenHands
+    "exec",  # OpenClaw
+    "launch-process",  # Auggie
+    "Execute",  # Factory Droid
 })
 
 # Tools that create, write or edit a file.
@@ -38,6 +46,11 @@ WRITE_TOOLS = frozenset({
     "edit", "write",  # pi (pi v3-branches), OpenCode (opencode db-only, legacy-only)
     "edit_file",  # Cursor IDE (cursor-ide split-conversation), Grok (grok build-timed)
     "editedExistingFile",  # Cline's file-edit ask (cline cut-stream)
+    # issue 32 agents (pages and goldens): Copilot CLI, Amp, Hermes, Kimi CLI, Qwen Code, Auggie, Kilo CLI, Droid,
+    # Codebuff (write_file, edit, write and apply_patch above serve Qwen Code, Mistral Vibe, OpenClaw and Kilo too)
+    "create", "str_replace_editor", "create_file", "patch", "WriteFile", "StrReplaceFile", "notebook_edit",
+    "str-replace-editor", "save-file", "multiedit", "Create", "ApplyPatch", "str_replace",
+    "lsp_replace_symbol", "lsp_rename",  # Crush (page; edit, multiedit and write above too)
 })
 
 # Tools that read a file (search and directory listings are not file reads).
@@ -49,6 +62,9 @@ READ_TOOLS = frozenset({
     "builtin_read_file",  # Continue (continue tool-call-state)
     "read",  # pi (pi trash)
     "copilot_readFile",  # VS Code Copilot Chat (vscode-copilot-chat confirmations)
+    # issue 32 agents (pages and goldens): Copilot CLI and Auggie `view`, Kimi CLI, Codebuff (read and Read above
+    # serve Mistral Vibe, OpenClaw, Kilo CLI, Amp and Factory Droid too)
+    "view", "ReadFile", "ReadMediaFile", "read_files",
 })
 
 # Rows that record a file the agent deleted: (prefix, where the path ends). No delete tool is named on any
@@ -60,10 +76,18 @@ FETCH_TOOLS = frozenset({
     "WebFetch",  # Claude Code (claude-code settings: permission rule WebFetch(domain:docs.python.org))
     "web_fetch",  # Gemini CLI (gemini-cli permissions: tools.exclude=["web_fetch"])
     "webfetch",  # OpenCode (opencode config-permissions: permission.webfetch)
+    # issue 32 agents (pages): Amp, Hermes, Kimi CLI, Auggie, Factory Droid, Aider `/web` (web_fetch above serves
+    # Copilot CLI, Qwen Code, Mistral Vibe and OpenClaw; webfetch Kilo CLI)
+    "read_web_page", "web_extract", "FetchURL", "web-fetch", "FetchUrl", "web",
+    "fetch", "download", "agentic_fetch",  # Crush (page); Qoder CLI: WebFetch above
 })
 SEARCH_TOOLS = frozenset({
     "web_search",  # Codex (page: tool_name web_search; codex archived-sessions), Grok (page; backend-tools-and-images)
     "x_search",  # Grok (page: BackendToolKind x_search; grok backend-tools-and-images)
+    # issue 32 agents (pages): Kimi CLI, Auggie, Kilo CLI, Factory Droid (web_search above serves Copilot CLI, Amp,
+    # Hermes, Qwen Code, Mistral Vibe, OpenClaw and Codebuff)
+    "SearchWeb", "web-search", "websearch", "WebSearch",  # WebSearch: Qoder CLI too
+    "sourcegraph",  # Crush: code search on sourcegraph.com (page)
 })
 TARGET_KEYS = ("url", "query", "q")
 
@@ -73,6 +97,10 @@ SUBAGENT_TOOLS = frozenset({
     "task",  # Grok (grok subagents-summary)
     "spawn_agent",  # Cline SDK (cline sdk)
     "new_task",  # Roo Code (roo-code history-item)
+    # issue 32 agents (pages): Amp's sub-agents, Hermes, OpenHands (older), Qwen Code, OpenClaw, Codebuff (task and
+    # Task above serve Copilot CLI, Amp, OpenHands, Mistral Vibe, Kilo CLI and Factory Droid; Agent Kimi CLI)
+    "oracle", "librarian", "finder", "delegate_task", "delegate", "agent", "sessions_spawn",
+    "spawn_agents", "spawn_agents_async", "spawn_agent_inline",  # (agent: Crush too; Agent: Qoder CLI)
 })
 DESCRIPTION_KEYS = ("description", "task", "message", "prompt")
 PROMPT_KEYS = ("prompt", "message", "task")  # what the sub-agent was told: the same text as its prompt row
@@ -112,6 +140,14 @@ TITLE_ROWS = {
     "pearai": (("session: ", "paren"),),  # pearai chat-session
     "pi": (("session name: ", "none"),),  # docs/timeline.md Pi prefixes; pi v3-branches
     "vscode-copilot-chat": (("session: ", "paren"),),  # vscode-copilot-chat wal-index
+    # issue 32 agents (their pages)
+    "copilot-cli": (("session: ", "paren"),), "amp": (("session: ", "paren"),), "goose": (("session: ", "paren"),),
+    "hermes": (("session: ", "paren"),), "openhands": (("session: ", "paren"),), "kimi-cli": (("session: ", "paren"),),
+    "qwen-code": (("title: ", "paren"),), "mistral-vibe": (("session: ", "paren"),),
+    "openclaw": (("session: ", "paren"), ("session name: ", "none")), "auggie": (("session: ", "paren"),),
+    "kilo-cli": (("session metadata: ", "paren"),), "factory-droid": (("session metadata: ", "paren"),),
+    "codebuff": (("session: ", "paren"),), "crush": (("session metadata: ", "paren"),),
+    "qoder-cli": (("title: ", "paren"),),
 }
 UNTITLED = frozenset({"(untitled)"})  # cursor-ide legacy-chat-panel: a tab without a title
 TITLE_MAX = 120

@@ -93,7 +93,7 @@ def fixture_cases() -> list[tuple[FuzzTarget, bytes]]:
         agent = target.parser_id.split(".", 1)[0].replace("_", "-")
         name = target.path.rsplit("/", 1)[-1]
         pattern = name if not name.startswith(("rollout-", "session-")) else name.split("-", 1)[0] + "-*"
-        for candidate in sorted((FIXTURES / agent).glob(f"*/home/**/{pattern}")):
+        for candidate in sorted(path for path in (FIXTURES / agent).glob(f"*/home/**/{pattern}") if path.is_file()):
             data = candidate.read_bytes()
             if data and (not name.endswith((".vscdb", ".sqlite", ".db")) or data[:6] == b"SQLite"):
                 found.append((target, data))

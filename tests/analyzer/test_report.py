@@ -341,3 +341,15 @@ def test_chromium_joins_a_bundles_rows_blocks_and_shows_unpaired_and_resultless_
                    if entry[1] == "7e1b9c40-2f6d-4a8e-b3c5-91d0e4a6f213")
     dom = _dom(f"file://{out}#s0-{session}")
     assert "result not recorded by this store" in dom and 'class="pair"' in dom
+
+
+def test_a_known_absence_is_named_on_the_page(tmp_path):
+    """An agent whose current versions keep their threads on a server (catalog `absences`): named, not 'no activity'."""
+    bundle = _collect(FIXTURES / "amp/server-threads/home", tmp_path / "b.tar.zst")
+    result, out = _report(tmp_path, bundle)
+    assert result.exit_code == 0, result.output
+    page = out.read_text()
+    assert "<h3>Known absences</h3>" in page and "<b>amp</b>" in page and "Sourcegraph" in page
+    claude = _collect(FIXTURES / "claude-code/current-session/home", tmp_path / "c.tar.zst")
+    _, other = _report(tmp_path, claude, name="c.html")
+    assert "Known absences" not in other.read_text()

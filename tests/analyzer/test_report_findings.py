@@ -526,3 +526,36 @@ def test_a_session_spans_its_records_and_a_file_of_system_rows_is_configuration(
     log = sessions["file:data/home/x.log"]
     assert state[8] == log[8] == "configuration"
     assert log[3:5] == ["2026-12-03T08:00:00.000Z", "2026-12-03T08:00:00.000Z"]  # no record time: its file time
+
+
+@pytest.mark.parametrize("text, outcome, code", [
+    ("ok\n<exited with exit code 2>", "failed", 2),  # Copilot CLI
+    ("<system>ERROR: Command failed with exit code: 1.</system>", "failed", 1),  # Kimi CLI
+    ("built\n(Command exited with code 0)", "ran", 0),  # OpenClaw
+    ("done\n[exit code 3]", "failed", 3),  # OpenHands
+    ("error: [denied] The user rejected this tool call. User feedback: no", "denied by user", None),  # Copilot CLI
+    ("[tool error] Exec denied (allowlist miss): rm -rf /", "blocked by rule", None),  # OpenClaw
+    ("<user_cancellation>User cancelled the operation.</user_cancellation>", "denied by user", None),  # Vibe
+])
+def test_the_issue_32_agents_outcome_texts_are_read(text, outcome, code):
+    flags, exit_code = outcomes.read_result(text)
+    assert (outcomes.settle(flags), exit_code) == (outcome, code)
+
+
+@pytest.mark.parametrize("decision, outcome", [
+    ("permission decision: denied by a rule (execution_denied)", "blocked by rule"),  # Qwen Code
+    ("permission decision: denied by a hook: policy", "blocked by rule"),  # OpenHands
+    ("permission decision: denied by the autonomy level (not asked)", "blocked by rule"),  # Factory Droid
+    ("permission decision: cancelled by the user (refused at the prompt, or interrupted)", "denied by user"),  # Droid
+])
+def test_the_issue_32_agents_decisions_are_read(decision, outcome):
+    assert outcomes.settle(outcomes.read_decision(decision)) == outcome
+
+
+def test_crush_exit_code_and_hook_block_and_qoder_refusal_are_read():
+    assert outcomes.exit_code("built\nExit code 2") == 2
+    assert outcomes.settle(outcomes.read_result("error: Tool call blocked by hook. Reason: policy")[0]) == \
+        "blocked by rule"
+    assert outcomes.settle(outcomes.read_decision("permission decision: blocked by a PreToolUse hook (not asked): x")) \
+        == "blocked by rule"
+    assert outcomes.settle(outcomes.read_result("User rejected tool use.")[0]) == "denied by user"

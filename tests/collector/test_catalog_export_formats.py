@@ -209,6 +209,13 @@ def replay_find(entry: dict[str, str], home: str, files: set[str]) -> set[str]:
     return found
 
 
+def _below_entry_path(pattern) -> str:
+    """A pattern's glob below its UAC entry's path: a root path's wildcard segments come first (uac._literal_base)."""
+    literal, wild = uac._literal_base(pattern.base)
+    segments = [] if pattern.base == "." else pattern.base.split("/")
+    return "/".join([*segments[len(segments) - wild:], pattern.glob]) if wild else pattern.glob
+
+
 def test_uacs_find_over_sample_paths_never_lists_a_credential_and_finds_every_collected_file(uac_files):
     dirs = pruned_names(PLAN)
     for os_name, home in UAC_HOMES.items():
@@ -228,9 +235,10 @@ def test_uacs_find_over_sample_paths_never_lists_a_credential_and_finds_every_co
                 assert not hits & credentials, sorted(hits & credentials)[:3]
                 if "max_depth" in entry:  # no '**': exactly the catalog's matches, nothing a '*' spans into
                     start = MOUNT + entry["path"].replace("%user_home%", home).replace('"', "") + "/"
-                    globs = [pattern.glob for pattern in PLAN.for_os(os_name)
-                             if MOUNT + (home if pattern.scope == "home" else "") + "/" + pattern.base + "/" == start
-                             or pattern.base == "." and start == MOUNT + home + "/"]
+                    globs = [_below_entry_path(pattern) for pattern in PLAN.for_os(os_name)
+                             if MOUNT + (home if pattern.scope == "home" else "") + "/" + uac._literal_base(
+                                 pattern.base)[0] + "/" == start
+                             or uac._literal_base(pattern.base)[0] == "." and start == MOUNT + home + "/"]
                     assert all(any(_ci(glob, hit[len(start):]) for glob in globs) for hit in hits)
                 found |= hits
         unpruned = {absolute(pattern.scope, relative) for pattern in PLAN.for_os(os_name)

@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from aitrail.analyzer.formats.gemini_content import compact, moment
 from aitrail.analyzer.formats.jsonl import Line, read_jsonl
 from aitrail.analyzer.formats.text import bad_record, excerpt, json_document
 from aitrail.analyzer.view.bundle import MemberUnreadable
@@ -37,8 +38,6 @@ from aitrail.analyzer.view.rows import Draft, ns_from_ms, over_limit
 from .messages import (
     Message,
     SessionRenderer,
-    compact,
-    moment,
 )
 from .projects import project_path
 from .replay import (

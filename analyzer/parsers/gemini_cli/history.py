@@ -7,6 +7,7 @@
   transcript's user rows are dropped by the run. A file cut off mid-write
   (``fs.writeFile`` is not atomic) still gives the entries before the cut;
   ``logs.json.<reason>.<ms>.bak`` copies the CLI set aside are read the same way.
+  The reader is shared with the fork Qwen Code (``formats/gemini_logs.py``).
 * ``tmp/<id>/shell_history`` (secondary): shell-mode commands, one per line,
   oldest first, deduplicated, at most 100; the last line is the newest command
   and was written at the file's mtime.
@@ -32,23 +33,21 @@ import re
 from collections.abc import Iterator
 from urllib.parse import unquote
 
+from aitrail.analyzer.formats.gemini_content import compact
+from aitrail.analyzer.formats.gemini_logs import prompt_log_rows
 from aitrail.analyzer.formats.idioms import file_mtime
 from aitrail.analyzer.formats.text import bad_file, bad_line, bad_record, json_document
 from aitrail.analyzer.view.context import ParseContext, RawLine
-from aitrail.analyzer.view.decode import decode_json, decode_json_at
 from aitrail.analyzer.view.rows import Draft, ns_from_iso
 
 from .messages import (
     Message,
     SessionRenderer,
-    compact,
-    moment,
 )
 from .projects import folder_of, project_path
 
 _CHECKPOINT_TIME = re.compile(r"^(\d{4}-\d\d-\d\dT\d\d)-(\d\d)-(\d\d)_(\d{3})Z-")
 _PROMPT_SEPARATOR = "########"  # prompt ids are <sessionId>########<turn>
-_WHITESPACE = " \t\r\n"
 
 
 def _load_object(ctx: ParseContext, what: str) -> tuple[dict | None, Draft | None]:
@@ -58,70 +57,9 @@ def _load_object(ctx: ParseContext, what: str) -> tuple[dict | None, Draft | Non
 # -- logs.json -------------------------------------------------------------------------------------------
 
 
-def array_items(data: bytes) -> tuple[list, Draft | None]:
-    """Items of a JSON array, or of as much of it as was written before a cut, and the problem if any."""
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        return [], bad_file(f"not UTF-8 at byte {exc.start}")
-    try:
-        value = decode_json(text)
-    except ValueError:
-        return _salvage(text)
-    if not isinstance(value, list):
-        return [], bad_file(f"a JSON {type(value).__name__}, not an array")
-    return value, None
-
-
-def _salvage(text: str) -> tuple[list, Draft]:
-    """Decode item after item; the first that does not decode ends the array (a torn rewrite)."""
-    items: list = []
-    position = _skip(text, 0)
-    if not text.startswith("[", position):
-        return [], bad_file("not a JSON array")
-    position = _skip(text, position + 1)
-    while position < len(text) and text[position] != "]":
-        try:
-            value, end = decode_json_at(text, position)
-        except ValueError as exc:
-            return items, bad_record(f"json:/{len(items)}", f"the array is cut off or damaged here after "
-                                                            f"{len(items)} items: {exc}", text[position:])
-        items.append(value)
-        position = _skip(text, end)
-        if text.startswith(",", position):
-            position = _skip(text, position + 1)
-        elif not text.startswith("]", position):
-            return items, bad_record(f"json:/{len(items)}", f"the array ends without ']' after {len(items)} items",
-                                     text[position:])
-    if position >= len(text):
-        return items, bad_record(f"json:/{len(items)}", f"the array ends without ']' after {len(items)} items")
-    return items, bad_record("file", "text after the array's ']'", text[position + 1:])
-
-
-def _skip(text: str, position: int) -> int:
-    while position < len(text) and text[position] in _WHITESPACE:
-        position += 1
-    return position
-
-
 def parse_logs_json(ctx: ParseContext) -> Iterator[Draft]:
     """logs.json (secondary): the prompt log, a user row per user entry and a system row for other types."""
-    items, problem = array_items(ctx.data)
-    project = project_path(ctx)
-    for index, entry in enumerate(items):
-        locator = f"json:/{index}"
-        if not isinstance(entry, dict) or not isinstance(entry.get("message"), str):
-            yield bad_record(locator, "log entry without a message string", compact(entry))
-            continue
-        fields = {"session_id": str(entry.get("sessionId") or ""), "project_path": project,
-                  **moment(entry.get("timestamp"))}
-        kind = entry.get("type")
-        if kind == "user":
-            yield Draft("user", entry["message"], locator, **fields)
-        else:
-            yield Draft("system", f"log entry ({compact(kind)}): {entry['message']}", locator, **fields)
-    if problem is not None:
-        yield problem
+    yield from prompt_log_rows(ctx, project_path(ctx))
 
 
 # -- shell_history ------------------------------------------------------------------------------------------

@@ -19,7 +19,9 @@ A tool call and its result live in the same ``toolCalls`` entry; the
 synthetic ``user`` message (since 2026), which must never become a user row.
 ``SessionRenderer`` turns the messages of one session into rows, joins calls
 to results by id across the session, tracks the model, and reports calls that
-have no result.
+have no result. The walk over the parts themselves (thoughts, text, calls,
+responses, the join and the denial texts) is shared with Qwen Code, a fork
+that records the same Content: ``formats/gemini_content.py``.
 
 References: google-gemini/gemini-cli@5411f113ca packages/core/src/services/chatRecordingTypes.ts:30-75,
 packages/core/src/core/geminiChat.ts:464-560,1620-1650,
@@ -31,11 +33,20 @@ packages/cli/src/ui/hooks/useExecutionLifecycle.ts:61-66 (research/formats-cli-a
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from aitrail.analyzer.formats.calls import CallLedger
+from aitrail.analyzer.formats.gemini_content import (
+    ContentWalk,
+    compact,
+    denial_rows,
+    function_response,
+    moment,
+    part_text,
+    parts_of,
+    result_groups,
+    result_text,
+)
 from aitrail.analyzer.formats.text import bad_record
 from aitrail.analyzer.view.rows import Draft, ns_from_iso
 
@@ -50,102 +61,7 @@ INJECTED_USER_PREFIXES = (
 )
 # Model turns the CLI writes itself: after the context message (before 2026), after a compression summary.
 INJECTED_MODEL_TEXTS = ("Got it. Thanks for the context!", "Got it. Thanks for the additional context!")
-# The result a denied confirmation leaves in the call's functionResponse, per scheduler generation.
-DENIAL_TEXTS = ("User denied execution.", "User did not allow tool call")
 SYSTEM_TYPES = ("info", "error", "warning")
-
-
-def compact(value) -> str:
-    """A JSON value as one line, key order kept (the same text wherever the value appears)."""
-    try:
-        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-    except (TypeError, ValueError):
-        return repr(value)
-
-
-def moment(text, fallback: int | None = None) -> dict:
-    """Draft time fields from an ISO string; the fallback (already a record time) when it is not one."""
-    ns = ns_from_iso(text)
-    return {"timestamp_ns": ns if ns is not None else fallback, "timestamp_source": "record"}
-
-
-def parts_of(content) -> list:
-    """A PartListUnion as a list of parts (a string is one text part)."""
-    if content is None:
-        return []
-    if isinstance(content, (str, dict)):
-        return [content]
-    if isinstance(content, list):
-        return content
-    return [content]
-
-
-def part_text(part) -> str:
-    """One non-call part as text: text, a placeholder for media, JSON for anything else."""
-    if isinstance(part, str):
-        return part
-    if not isinstance(part, dict):
-        return compact(part)
-    if isinstance(part.get("text"), str):
-        return part["text"]
-    for key, field in (("inlineData", "mimeType"), ("fileData", "fileUri")):
-        if isinstance(part.get(key), dict):
-            return f"[{key} {part[key].get(field, '')}]".replace(" ]", "]")
-    return compact(part)
-
-
-def is_thought(part) -> bool:
-    """Whether a part is a thought (``thought: true`` with text)."""
-    return isinstance(part, dict) and part.get("thought") is True and isinstance(part.get("text"), str)
-
-
-def function_call(part) -> dict | None:
-    """A part's ``functionCall`` object, or None."""
-    call = part.get("functionCall") if isinstance(part, dict) else None
-    return call if isinstance(call, dict) else None
-
-
-def function_response(part) -> dict | None:
-    """A part's ``functionResponse`` object, or None."""
-    response = part.get("functionResponse") if isinstance(part, dict) else None
-    return response if isinstance(response, dict) else None
-
-
-def response_text(response: dict) -> str:
-    """What a tool returned: ``output`` as is, ``error`` as ``error: …``, otherwise the JSON."""
-    body = response.get("response")
-    if isinstance(body, dict) and set(body) == {"output"} and isinstance(body["output"], str):
-        return body["output"]
-    if isinstance(body, dict) and set(body) == {"error"} and isinstance(body["error"], str):
-        return f"error: {body['error']}"
-    return "" if body is None else compact(body)
-
-
-def result_groups(parts: list) -> list[tuple[str, str, str]]:
-    """(call id, tool name, text) per functionResponse with the parts that follow it.
-
-    A tool's response parts are its functionResponse and then any extra parts
-    (file text, inline data) that belong to it; parts before the first
-    functionResponse form a group with no id.
-    """
-    groups: list[list] = []
-    for part in parts:
-        response = function_response(part)
-        if response is not None or not groups:
-            groups.append([str(response.get("id") or "") if response else "",
-                           str(response.get("name") or "") if response else "", []])
-        groups[-1][2].append(response_text(response) if response is not None else part_text(part))
-    return [(call_id, name, "\n".join(text for text in texts if text)) for call_id, name, texts in groups]
-
-
-def result_text(result) -> str:
-    """A tool call's result parts as text."""
-    return "\n".join(text for _, _, text in result_groups(parts_of(result)) if text)
-
-
-def is_denial(text: str) -> bool:
-    """Whether a result text is one of the fixed texts of a denied call."""
-    return any(marker in text for marker in DENIAL_TEXTS)
 
 
 def user_text_kind(text: str) -> str:
@@ -198,8 +114,7 @@ class SessionRenderer:
         self.model = ""
         self.call_ids: set[str] = set()
         self.result_ids: set[str] = set()
-        self.calls = CallLedger()  # calls whose result has not been met yet, and the ids answered
-        self.used: set[str] = set()  # ids of the tool_use rows made so far
+        self.walk = ContentWalk()  # calls whose result has not been met yet, the ids answered and made rows
         for message in messages:
             for call in self._tool_calls(message):
                 if not isinstance(call, dict):
@@ -265,7 +180,8 @@ class SessionRenderer:
                 repeated.append((name, call_id))
                 continue
             where = message.at("content", index) if len(parts) > 1 else message.at()
-            yield from self._result(call_id, name, text, where, when)
+            yield from self.walk.result_rows(call_id, name, text, where, {**when, **self.base},
+                                             self.call_ids.__contains__)
         if repeated:
             # one call: its name and id in the columns too, so the row joins like the call's own rows
             single = {"tool_name": repeated[0][0], "tool_use_id": repeated[0][1]} if len(repeated) == 1 else {}
@@ -307,31 +223,10 @@ class SessionRenderer:
         return [time for time in times if time is not None]
 
     def _gemini_content(self, message: Message, when: dict, fields: dict) -> Iterator[Draft]:
-        texts, calls = [], []
-        parts = parts_of(message.record.get("content"))
-        for index, part in enumerate(parts):
-            call = function_call(part)
-            if is_thought(part):
-                yield Draft("thinking", part["text"], message.at("content", index), **when, **fields)
-            elif call is not None:
-                calls.append((index, call))
-            else:
-                texts.append(part_text(part))
-        text = "".join(texts)
-        if text.strip():
-            kind = "system" if text.strip() in INJECTED_MODEL_TEXTS else "assistant"
-            yield Draft(kind, text, message.at(), **when, **fields)
-        for index, call in calls:
-            call_id = str(call.get("id") or "")
-            if call_id and call_id in self.call_ids:
-                continue  # the same call is a toolCalls entry: its rows come from there
-            where = message.at("content", index) if len(parts) > 1 else message.at()
-            use = Draft("tool_use", compact(call.get("args", {})), where, tool_name=str(call.get("name") or ""),
-                        tool_use_id=call_id, **when, **fields)
-            yield use
-            self.used.add(call_id)
-            if not self.calls.is_answered(call_id):
-                self.calls.called(use)
+        # a call that is also a toolCalls entry gets its rows from there
+        yield from self.walk.model_rows(parts_of(message.record.get("content")),
+                                        lambda index: message.at("content", index), message.at(),
+                                        {**when, **fields}, self.call_ids.__contains__, INJECTED_MODEL_TEXTS)
 
     def _tool_call(self, message: Message, index: int, call, when: dict, fields: dict) -> Iterator[Draft]:
         where = message.at("toolCalls", index)
@@ -342,31 +237,15 @@ class SessionRenderer:
         use = Draft("tool_use", compact(call.get("args", {})), where, tool_name=name, tool_use_id=call_id,
                     **when, **fields)
         yield use
-        self.used.add(call_id)
         result = call.get("result")
         if result in (None, [], ""):
-            if not self.calls.is_answered(call_id):
-                self.calls.called(use)  # a later synthetic user message may still carry it
+            self.walk.call(use)  # a later synthetic user message may still carry it
             return
+        self.walk.call(use, answered=True)
         finished = moment(call.get("timestamp"), when["timestamp_ns"])
-        self.calls.answered(call_id)
         text = result_text(result)
         yield Draft("tool_result", text, where, tool_name=name, tool_use_id=call_id, **finished, **fields)
-        if is_denial(text):
-            yield Draft("system", "permission decision: denied", where, tool_name=name, tool_use_id=call_id,
-                        **finished, **fields)
-
-    def _result(self, call_id: str, name: str, text: str, where: str, when: dict) -> Iterator[Draft]:
-        call = self.calls.take(call_id)
-        name = name or (call.tool_name if call else "")
-        yield Draft("tool_result", text, where, tool_name=name, tool_use_id=call_id, **when, **self.base)
-        if call_id and call is None and call_id not in self.call_ids and call_id not in self.used:
-            yield Draft("system", f"parser: tool result for {name or 'a tool'} with no tool call before it", where,
-                        tool_name=name, tool_use_id=call_id, **when, **self.base)
-        self.calls.answered(call_id)
-        if is_denial(text):
-            yield Draft("system", "permission decision: denied", where, tool_name=name, tool_use_id=call_id,
-                        **when, **self.base)
+        yield from denial_rows(text, where, name, call_id, {**finished, **fields})
 
     # -- info / error / warning and unknown types ------------------------------------------------
 
@@ -378,4 +257,4 @@ class SessionRenderer:
 
     def finish(self) -> Iterator[Draft]:
         """A parser: row for every call whose result is nowhere in the session."""
-        yield from self.calls.orphans(skip_answered=True)
+        yield from self.walk.finish()

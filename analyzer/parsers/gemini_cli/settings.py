@@ -14,6 +14,9 @@ Each gives rows at the file's modification time (the files hold no time of their
 * ``trustedFolders.json``: ``permission setting: trustedFolders[<path>]=<level> …``
   per folder (``TRUST_FOLDER``, ``TRUST_PARENT``, ``DO_NOT_TRUST``).
 
+The settings and trust readers are shared with the fork Qwen Code
+(``formats/gemini_settings.py``); the key lists and the policy files are Gemini's.
+
     [[rule]]
     decision = "allow"
     priority = 950
@@ -31,13 +34,14 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from aitrail.analyzer.formats.idioms import escape_key, file_mtime, pointer, setting_value, settings_value
-from aitrail.analyzer.formats.text import bad_file, bad_record, json_document
+from aitrail.analyzer.formats.gemini_settings import settings_file_rows, trusted_folder_rows
+from aitrail.analyzer.formats.idioms import escape_key, file_mtime, setting_value
+from aitrail.analyzer.formats.text import bad_file, bad_record
 from aitrail.analyzer.view.context import ParseContext
 from aitrail.analyzer.view.decode import decode_toml
 from aitrail.analyzer.view.rows import Draft
 
-from .projects import load_jsonc, map_limit_rows, root_of
+from .projects import map_limit_rows, root_of
 
 # Keys that allow, refuse or skip confirmation of tool calls (nested layout, then the flat one).
 PERMISSION_KEYS = (
@@ -48,21 +52,10 @@ PERMISSION_KEYS = (
     "autoAccept", "allowedTools", "coreTools", "excludeTools", "allowMCPServers", "excludeMCPServers",
     "folderTrust", "folderTrustFeature", "sandbox",
 )
-# Per MCP server: a trusted server's tools run without confirmation.
-SERVER_KEYS = ("trust", "includeTools", "excludeTools")
 # Not permissions, but they explain other rows: what the cleanup deletes, the default model, edit checkpoints.
 CONTEXT_KEYS = ("general.sessionRetention", "model.name", "general.checkpointing", "model", "checkpointing")
 _TABLE_HEADER = re.compile(r"^\s*\[")
 _ARRAY_HEADER = re.compile(r"^\s*\[\[\s*([A-Za-z0-9_-]+)\s*\]\]")
-
-
-def _lookup(document: dict, dotted: str):
-    value = document
-    for key in dotted.split("."):
-        if not isinstance(value, dict) or key not in value:
-            return None, False
-        value = value[key]
-    return value, True
 
 
 def parse_settings(ctx: ParseContext) -> Iterator[Draft]:
@@ -73,29 +66,7 @@ def parse_settings(ctx: ParseContext) -> Iterator[Draft]:
     """
     if ctx.source.store.endswith(".user_settings"):  # its absolute paths are in the project map
         yield from map_limit_rows(ctx, root_of(ctx.source))
-    document, problem = json_document(ctx.data, "settings file", dict, loads=load_jsonc)
-    if problem is not None:
-        yield problem
-        return
-    origin = f"(from {ctx.source.path}, file mtime)"
-    for key in PERMISSION_KEYS:
-        value, present = _lookup(document, key)
-        # a flat "model"/"sandbox" key may be a nested object's name: only the settings' own values count
-        if present and not (isinstance(value, dict) and key in ("sandbox", "folderTrust")):
-            yield Draft("system", f"permission setting: {key}={settings_value(value, key)} {origin}",
-                        pointer(*key.split(".")), **file_mtime(ctx))
-    servers = document.get("mcpServers")
-    for name, server in (servers.items() if isinstance(servers, dict) else ()):
-        for key in SERVER_KEYS:
-            if isinstance(server, dict) and key in server:
-                path = f"mcpServers.{name}.{key}"
-                yield Draft("system", f"permission setting: {path}={setting_value(server[key])} {origin}",
-                            "json:/mcpServers/" + escape_key(name) + "/" + key, **file_mtime(ctx))
-    for key in CONTEXT_KEYS:
-        value, present = _lookup(document, key)
-        if present and not (key == "model" and isinstance(value, dict)):  # nested model settings: model.name
-            yield Draft("system", f"setting: {key}={settings_value(value, key)} {origin}", pointer(*key.split(".")),
-                        **file_mtime(ctx))
+    yield from settings_file_rows(ctx, PERMISSION_KEYS, CONTEXT_KEYS)
 
 
 # -- policies -------------------------------------------------------------------------------------------------
@@ -170,11 +141,4 @@ def _chunks(text: str) -> list[tuple[int, str]]:
 def parse_trusted_folders(ctx: ParseContext) -> Iterator[Draft]:
     """trustedFolders.json: one ``permission setting:`` row per folder and its trust level."""
     yield from map_limit_rows(ctx, root_of(ctx.source))
-    document, problem = json_document(ctx.data, "trustedFolders.json", dict, loads=load_jsonc)
-    if problem is not None:
-        yield problem
-        return
-    origin = f"(from {ctx.source.path}, file mtime)"
-    for path, level in document.items():
-        yield Draft("system", f"permission setting: trustedFolders[{path}]={setting_value(level)} {origin}",
-                    f"json:/{escape_key(path)}", project_path=path, **file_mtime(ctx))
+    yield from trusted_folder_rows(ctx)

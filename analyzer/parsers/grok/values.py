@@ -3,34 +3,17 @@
 from __future__ import annotations
 
 import functools
-import json
 from collections.abc import Callable, Iterator
 
+from aitrail.analyzer.formats.json_values import as_text, compact  # noqa: F401 (this package's names)
 from aitrail.analyzer.formats.text import image_placeholder, is_image_block, json_document
 from aitrail.analyzer.view.context import ParseContext
 from aitrail.analyzer.view.rows import Draft, ns_from_iso, ns_from_ms, ns_from_seconds
 
 DocumentRows = Callable[[ParseContext, dict], Iterator[Draft]]
 
+
 TEXT_BLOCKS = ("text", "input_text", "output_text", "summary_text")
-
-
-def as_text(value) -> str:
-    """A scalar as text ('' for None); containers as compact JSON."""
-    if value is None:
-        return ""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (int, float)):
-        return str(value)
-    return compact(value)
-
-
-def compact(value) -> str:
-    """Compact JSON, keys in recorded order, non-ASCII kept."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
 
 
 def block_text(content) -> str:

@@ -16,6 +16,10 @@ The row rules are those of docs/agents/opencode.md:
 * ~/.local/state/opencode: prompt-history.jsonl (secondary), prompt-stash.jsonl, model.json;
 * ~/.config/opencode/opencode.json[c]: ``permission setting:`` rows.
 
+The database walk, the part renderer and the TUI and config readers are shared with
+OpenCode's fork Kilo CLI and live in analyzer/formats/opencode_*.py; the storage/ tree
+and the database ids it is checked against are OpenCode's own (storage.py, database.py).
+
 Sample records (``part.data`` of a tool part, one prompt-history line)::
 
     {"type":"tool","callID":"toolu_01Ab...","tool":"bash","state":{"status":"error",

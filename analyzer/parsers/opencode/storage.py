@@ -29,6 +29,15 @@ from dataclasses import dataclass, field
 
 from aitrail.analyzer.formats.calls import CallLedger
 from aitrail.analyzer.formats.idioms import as_dict, file_mtime, setting_value
+from aitrail.analyzer.formats.opencode_parts import (
+    MessageInfo,
+    message_info,
+    message_rows,
+    model_row,
+    part_rows,
+    text_of,
+)
+from aitrail.analyzer.formats.opencode_sessions import session_columns, session_text, todo_text
 from aitrail.analyzer.formats.text import bad_file, bad_record, json_document
 from aitrail.analyzer.view.bundle import MemberUnreadable
 from aitrail.analyzer.view.context import ParseContext
@@ -36,8 +45,6 @@ from aitrail.analyzer.view.decode import decode_json
 from aitrail.analyzer.view.rows import Draft, ns_from_ms
 
 from .database import database_ids, has_database
-from .render import MessageInfo, message_info, message_rows, model_row, part_rows, text_of
-from .sessions import session_columns, session_text, todo_text
 
 LEGACY, OLDEST = "storage", "project"
 STORES = {LEGACY: "legacy_sessions", OLDEST: "project_storage_sessions"}

@@ -16,6 +16,10 @@ rule, by the path's first segment (docs/catalog-export.md says the same):
   copy from a dotfiles sync or an older build); a path that is not there
   costs the other tool one failed lookup;
 * ``etc`` (``scope: system`` only): Linux;
+* ``tmp``, ``var`` (``scope: system`` only): Linux and macOS (macOS links
+  them into ``/private``: ForensicArtifacts' validator wants the link and its
+  target both, so a catalog names ``private/tmp/...`` too); ``private``
+  (``scope: system``): macOS;
 * anything else under a home (a dot-directory of the agent's own,
   ``Documents``, the home itself ``.``): all three;
 * any other ``scope: system`` path is an error (no OS is guessed).
@@ -156,6 +160,9 @@ def guid(name: str) -> str:
     return str(uuid.uuid5(GUID_NAMESPACE, name))
 
 
+_POSIX_SYSTEM_HEADS = frozenset({"tmp", "var"})
+
+
 def oses_for(root: Root, path: str) -> tuple[str, ...]:
     """The operating systems a root path exists on (the rule in this module's docstring)."""
     head = path.split("/", 1)[0]
@@ -166,6 +173,10 @@ def oses_for(root: Root, path: str) -> tuple[str, ...]:
     if root.scope == "system":
         if head == "etc":
             return ("linux",)
+        if head in _POSIX_SYSTEM_HEADS:  # on macOS these are links into /private: a catalog names private/... too
+            return ("linux", "macos")
+        if head == "private":
+            return ("macos",)
         raise ExportError(f"root {root.id!r}: no OS rule for the system path {path!r}")
     return OSES
 

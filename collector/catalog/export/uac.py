@@ -62,16 +62,31 @@ def _quoted_path(base: str) -> str:
     return "/".join(f'"{segment}"' if " " in segment else segment for segment in base.split("/"))
 
 
+def _literal_base(base: str) -> tuple[str, int]:
+    """The root path up to its first segment with a wildcard, and how many segments follow from there.
+
+    UAC hands ``path:`` to find as one quoted argument: a wildcard in it
+    (``.config/tool*``, ``.tool/profiles/*``) would be looked for
+    literally. The wildcard part goes into the path patterns and the depth.
+    """
+    segments = [] if base == "." else base.split("/")
+    for index, segment in enumerate(segments):
+        if any(char in segment for char in "*?["):
+            return "/".join(segments[:index]) or ".", len(segments) - index
+    return base, 0
+
+
 def _entry_path(pattern: Pattern) -> str:
+    base = _literal_base(pattern.base)[0]
     if pattern.scope == "system":
-        return "/" + _quoted_path(pattern.base)
-    return "%user_home%" if pattern.base == "." else "%user_home%/" + _quoted_path(pattern.base)
+        return "/" + _quoted_path(base)
+    return "%user_home%" if base == "." else "%user_home%/" + _quoted_path(base)
 
 
 def _depth(pattern: Pattern) -> int | None:
-    """The glob's depth below its root, or None when a ``**`` leaves it unbounded."""
+    """The glob's depth below the entry's path, or None when a ``**`` leaves it unbounded."""
     segments = split_glob(pattern.glob)
-    return None if "**" in segments else len(segments)
+    return None if "**" in segments else len(segments) + _literal_base(pattern.base)[1]
 
 
 def _excludes(plan: ExportPlan, pattern: Pattern) -> list[str]:
