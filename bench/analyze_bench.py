@@ -8,8 +8,18 @@ Builds (once per corpus, cached in --work) a home with at least --megabytes
 of agent transcripts, collects it into a bundle, then times side by side:
 
 * floor:   decompress every parsed member through the bundle index and
-           json-decode it (whole documents; JSONL line by line), nothing else;
+           json-decode it, nothing else: JSON documents whole, JSONL line by
+           line (Claude Code, Codex, Copilot CLI events.jsonl); a SQLite
+           database is written out with its -wal member beside it (so the
+           rows only in the -wal are read, as aitrail reads them) and every
+           row of the tables the parsers read is fetched, its JSON columns
+           decoded (SQLITE_JSON: Cursor's ItemTable and cursorDiskKV values;
+           Goose's sessions, messages and thread copies; OpenClaw's session_nodes,
+           session_windows and transcript_events, an ``event_zstd`` frame
+           zstd-decompressed first);
 * aitrail: aitrail analyze BUNDLE -o timeline.csv (default jobs: one per core).
+
+The goose, openclaw and copilot homes are built by bench/agents_homes.py.
 
 Reports rows/s, MB/s, wall time, CPU use (user+sys over wall: about 2.0 means
 both cores busy) and the peak resident memory of the whole process tree,
@@ -34,6 +44,9 @@ import threading
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from agents_homes import build_copilot_home, build_goose_home, build_openclaw_home  # noqa: E402
+
 WORDS = ("the build fails because make all needs a target run the tests again read the file utils slug py "
          "lower case dashes unicode handling npm test passing failing error stack trace module import").split()
 TOOLS = ("execute_command", "read_file", "write_to_file", "search_files", "list_files")
@@ -45,13 +58,55 @@ import json, sys
 from aitrail.collector.bundle.reader import BundleReader
 with BundleReader(sys.argv[1]) as reader:
     records = [json.loads(line) for line in reader.read_data("aitrail/files.jsonl").splitlines()]
+    members = {record.get("member") for record in records}
     for record in records:
         if record.get("outcome") != "collected" or not record.get("parser") or not record["member"].startswith("data/"):
             continue
         data = reader.read_data(record["member"])
 """
 
-FLOOR = "rows = 0" + EACH_MEMBER + r"""
+# A SQLite member's rows, as a minimal reader gets them: the database and its -wal written out, every row of
+# the tables the parsers read fetched, each JSON column decoded (a zstd frame decompressed first).
+SQLITE_FLOOR = r"""
+import json, os, shutil, sqlite3, tempfile
+import zstandard
+SQLITE_JSON = {"ItemTable": ("value",), "cursorDiskKV": ("value",),  # Cursor, VS Code
+               "sessions": ("extension_data", "model_config_json", "recipe_json", "user_recipe_values_json"),
+               "messages": ("content_json", "metadata_json"), "threads": ("metadata_json",),
+               "thread_messages": ("content_json", "metadata_json"),  # Goose
+               "session_nodes": ("entry_json",), "session_windows": (),
+               "transcript_events": ("event_json", "event_zstd")}  # OpenClaw
+unzstd = zstandard.ZstdDecompressor()
+
+def decoded(value):
+    if isinstance(value, bytes) and value[:4] == b"\x28\xb5\x2f\xfd":
+        value = unzstd.decompress(value)
+    try:
+        json.loads(value)
+        return 1
+    except (ValueError, TypeError):
+        return 0
+
+def sqlite_rows(data, wal):
+    folder = tempfile.mkdtemp()
+    path = os.path.join(folder, "copy.db")
+    for name, content in ((path, data), (path + "-wal", wal)):
+        if content is not None:
+            with open(name, "wb") as handle:
+                handle.write(content)
+    connection, values = sqlite3.connect(path), 0
+    tables = {name for (name,) in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    for table in (table for table in SQLITE_JSON if table in tables):
+        names = [column[1] for column in connection.execute(f'PRAGMA table_info("{table}")')]
+        wanted = [names.index(name) for name in SQLITE_JSON[table] if name in names]
+        for row in connection.execute(f'SELECT * FROM "{table}"'):
+            values += sum(decoded(row[index]) for index in wanted if row[index] is not None)
+    connection.close()
+    shutil.rmtree(folder)
+    return values
+"""
+
+FLOOR = SQLITE_FLOOR + "rows = 0" + EACH_MEMBER + r"""
         if record["format"] == "jsonl":
             for line in data.splitlines():
                 if line.strip():
@@ -59,18 +114,8 @@ FLOOR = "rows = 0" + EACH_MEMBER + r"""
         elif record["format"] == "json":
             value = json.loads(data); rows += len(value) if isinstance(value, list) else 1
         elif record["format"] == "sqlite":
-            import os, sqlite3, tempfile
-            handle, path = tempfile.mkstemp(suffix=".db"); os.write(handle, data); os.close(handle)
-            connection = sqlite3.connect(path)
-            tables = [name for (name,) in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
-            for table in ("ItemTable", "cursorDiskKV"):
-                if table in tables:
-                    for (value,) in connection.execute(f"SELECT value FROM {table}"):
-                        try:
-                            json.loads(value); rows += 1
-                        except (ValueError, TypeError):
-                            pass
-            connection.close(); os.unlink(path)
+            wal = record["member"] + "-wal"
+            rows += sqlite_rows(data, reader.read_data(wal) if wal in members else None)
 print(rows)
 """
 
@@ -89,7 +134,14 @@ PROFILES = {
     "codex": (300, 1500),
     # Cursor IDE: one global state.vscdb, thousands of composers and their bubbleId rows (use --megabytes 50)
     "cursor": (30, 300),
+    # the largest stores of bench/agents_homes.py: Goose's sessions.db (results of a few kilobytes, file views
+    # and writes up to ~20 KB), OpenClaw's agent database (events under 1 KiB plain, the rest zstd) and Copilot
+    # CLI's events.jsonl
+    "goose": (100, 3000),
+    "openclaw": (50, 1500),
+    "copilot": (100, 1500),
 }
+AGENT_HOMES = {"goose": build_goose_home, "openclaw": build_openclaw_home, "copilot": build_copilot_home}
 
 
 def task_messages(rng: random.Random, start_ms: int, target: int, result_words: tuple[int, int]) -> list[dict]:
@@ -281,6 +333,8 @@ def build_home(home: Path, megabytes: int, profile: str, seed: int = 11) -> dict
         return build_jsonl_home(home, megabytes, profile)
     if profile == "cursor":
         return build_cursor_home(home, megabytes)
+    if profile in AGENT_HOMES:
+        return AGENT_HOMES[profile](home, megabytes, PROFILES[profile])
     rng = random.Random(seed)
     tasks_dir = home / ".config/PearAI/User/globalStorage/pearai.pearai-roo-cline/tasks"
     history, total, files = [], 0, 0
@@ -414,8 +468,8 @@ def report(stats: dict, results: dict, rows: int, repeat: int) -> str:
     lines = [
         f"Machine: {os.cpu_count()} CPUs, {platform.machine()}, Linux {platform.release()}, "
         f"Python {platform.python_version()}",
-        f"Corpus '{stats['profile']}': {stats['files']} parsed files, {megabytes:.0f} MB of transcripts; "
-        f"{rows:,} timeline rows ({stats['bytes'] / max(rows, 1):.0f} bytes of input per row)",
+        f"Corpus '{stats['profile']}': {stats['files']} parsed files, {megabytes:.0f} MB of transcripts"
+        f"{_on_disk(stats)}; {rows:,} timeline rows ({stats['bytes'] / max(rows, 1):.0f} bytes of input per row)",
         f"Median of {repeat} warm-cache runs (one discarded warm-up round).",
         "",
         "| run | wall (s) | MB/s | rows/s | CPU use | CPU per row (us) | peak process tree PSS (MB) | vs floor |",
@@ -437,6 +491,12 @@ def report(stats: dict, results: dict, rows: int, repeat: int) -> str:
     if "before" in results:
         lines.append(_per_round("aitrail / --before-python", results["aitrail"], results["before"]))
     return "\n".join(lines)
+
+
+def _on_disk(stats: dict) -> str:
+    """The files' size on disk where it is not the JSON's (compressed events, SQLite pages and indexes)."""
+    disk = stats.get("disk_bytes", stats["bytes"])
+    return "" if disk == stats["bytes"] else f" ({disk / 1e6:.0f} MB on disk)"
 
 
 def _per_round(name: str, new: list[dict], old: list[dict]) -> str:
