@@ -19,6 +19,7 @@ the JSONL reader gives a file's: each a ``Line`` with its value, or the
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 
 import zstandard
@@ -86,6 +87,19 @@ def claimed_size(blob: bytes) -> int:
         raise Unreadable(f"not a zstd frame ({exc})") from exc
 
 
+_DECOMPRESSORS: dict[int, zstandard.ZstdDecompressor] = {}
+
+
+def _decompressor() -> zstandard.ZstdDecompressor:
+    """One decompressor per process (a new one for every event cost 21 µs a frame, a reused one 3 µs)."""
+    pid = os.getpid()  # a forked worker makes its own: the object is not shared across processes
+    found = _DECOMPRESSORS.get(pid)
+    if found is None:
+        _DECOMPRESSORS.clear()
+        found = _DECOMPRESSORS[pid] = zstandard.ZstdDecompressor()
+    return found
+
+
 def decompress(blob: bytes, limit: int) -> bytes:
     """One zstd frame's content, at most ``limit`` bytes; Unreadable otherwise (never allocates past ``limit``)."""
     claimed = claimed_size(blob)
@@ -94,7 +108,7 @@ def decompress(blob: bytes, limit: int) -> bytes:
     try:
         # a frame that states its size is decompressed into that size (checked above); one that does not, into
         # at most ``limit``: more is an error, not a larger buffer
-        return zstandard.ZstdDecompressor().decompress(blob, max_output_size=limit)
+        return _decompressor().decompress(blob, max_output_size=limit)
     except zstandard.ZstdError as exc:
         raise Unreadable(f"not a valid zstd frame, or more than {limit} bytes of content ({exc})") from exc
 
