@@ -33,7 +33,9 @@ from aitrail.collector.foreign.staging import Staging
 
 COMPANIONS = ("-journal", "-shm", "-wal")  # collect.SQLITE_COMPANIONS
 
-Rule = tuple[tuple[str, ...], str | None, bool]  # literal parts, the segment after them, whether it is the last
+# literal parts, the segment after them (all the segments, for a wildcard right below the location), whether it is
+# the last
+Rule = tuple[tuple[str, ...], str | tuple[str, ...] | None, bool]
 
 
 def settings_suffixes(catalog) -> set[str]:
@@ -75,6 +77,10 @@ def _rule(base: tuple[str, ...], segments: tuple[str, ...]) -> Rule:
             break
         literal.append(segment.lower())
     rest = segments[len(literal)].lower() if len(literal) < len(segments) else None
+    if not literal and rest is not None and len(segments) > 1:
+        # a wildcard right below the location (a root path such as `.tool-*`): "everything below its literal
+        # part" would be the whole home; the segments are matched one by one instead
+        return base, tuple(segment.lower() for segment in segments), False
     return base + tuple(literal), rest, len(literal) == len(segments) - 1
 
 
@@ -85,8 +91,11 @@ class _Index:
         self.exact: set[tuple[str, ...]] = set()  # literal globs: the file itself (or a companion of it)
         self.below: set[tuple[str, ...]] = set()  # a pattern before the last segment: anything below
         self.last: dict[tuple[str, ...], set[str]] = {}  # a pattern as the last segment: children matching it
+        self.stepwise: dict[tuple[str, ...], list[tuple[str, ...]]] = {}  # a wildcard first: segment by segment
         for prefix, rest, rest_is_last in rules:
-            if rest is None:
+            if isinstance(rest, tuple):
+                self.stepwise.setdefault(prefix, []).append(rest)
+            elif rest is None:
                 self.exact.add(prefix)
             elif rest_is_last:
                 self.last.setdefault(prefix, set()).add(rest)
@@ -102,13 +111,35 @@ class _Index:
         if any(parts[:size] in self.below for size in range(len(parts))):
             return True
         patterns = self.last.get(parts[:-1])
-        return bool(patterns) and any(_matches(parts[-1], pattern) for pattern in patterns)
+        if patterns and any(_matches(parts[-1], pattern) for pattern in patterns):
+            return True
+        return any(_stepwise(parts[size:], segments) for size in range(len(parts))
+                   for segments in self.stepwise.get(parts[:size], ()))
+
+
+def _stepwise(rest: tuple[str, ...], segments: tuple[str, ...]) -> bool:
+    """Do the path's components below the location match the glob's segments (a ``**`` takes the rest)?"""
+    if len(rest) > len(segments) and "**" not in segments:
+        return False
+    for name, segment in zip(rest, segments, strict=False):
+        if segment == "**":
+            return True
+        if not _matches(name, segment):
+            return False
+    return True
 
 
 def _on_the_way(relpath: str, rules: list[Rule]) -> bool:
     """A link the walk may meet: above, at or below a target's literal part (an agent folder itself, or inside it)."""
     parts = tuple(relpath.lower().split("/"))
-    return any(prefix[:len(parts)] == parts or parts[:len(prefix)] == prefix for prefix, _, _ in rules)
+    for prefix, rest, _ in rules:
+        if isinstance(rest, tuple):  # a wildcard first: on the way when its components match the segments so far
+            if prefix[:len(parts)] == parts or (parts[:len(prefix)] == prefix
+                                                and _stepwise(parts[len(prefix):], rest)):
+                return True
+        elif prefix[:len(parts)] == parts or parts[:len(prefix)] == prefix:
+            return True
+    return False
 
 
 def _matches(name: str, pattern: str) -> bool:

@@ -231,6 +231,11 @@ def _segment_regex(segment: str) -> str:
 
 def path_regex(path: str) -> str:
     """A (Go RE2 and Python ``re``) regex for a catalog path glob, either separator; unanchored at its start."""
+    return "".join(_path_tokens(path))
+
+
+def _path_tokens(path: str) -> list[str]:
+    """path_regex's pieces, one per segment (with the separator after it), for sharing prefixes."""
     out = []
     segments = split_glob(path)
     for index, segment in enumerate(segments):
@@ -239,13 +244,30 @@ def path_regex(path: str) -> str:
             out.append(".+" if last else rf"(?:[^\\/]+{_SEP})*")
         else:
             out.append(_segment_regex(segment) + ("" if last else _SEP))
-    return "".join(out)
+    return out
 
 
 def never_regex(plan: ExportPlan) -> str:
-    """One case-insensitive regex every never-collect path (of any agent, OS and home) matches."""
-    alternatives = sorted({path_regex(never.path) for never in plan.never})
-    return f"(?i)(?:^|{_SEP})(?:" + "|".join(alternatives) + ")$"
+    """One case-insensitive regex every never-collect path (of any agent, OS and home) matches.
+
+    The alternatives share their common leading segments (AppData, Local, the tool folder: once each, then
+    its files): the same language, and an artifact within Velociraptor's verify limit of 100,000 bytes.
+    """
+    trie: dict = {}
+    for tokens in sorted({tuple(_path_tokens(never.path)) for never in plan.never}):
+        node = trie
+        for token in tokens:
+            node = node.setdefault(token, {})
+        node[""] = {}  # the end of one alternative
+    return f"(?i)(?:^|{_SEP})" + _trie_regex(trie) + "$"
+
+
+def _trie_regex(node: dict) -> str:
+    """``(?:a|b...)`` of a prefix tree's branches (an empty key ends an alternative there)."""
+    branches = [token + _trie_regex(child) if token else "" for token, child in sorted(node.items())]
+    if len(branches) == 1:
+        return branches[0]
+    return "(?:" + "|".join(branches) + ")"
 
 
 def _alternatives(items: list[str], what: str, separator: str) -> str:
