@@ -16,6 +16,8 @@ The helpers every JSON-reading parser spells alike (Copilot CLI, Amp):
 from __future__ import annotations
 
 import json
+from collections.abc import Generator
+from typing import Any
 
 from aitrail.analyzer.formats.jsonc import load_jsonc
 from aitrail.analyzer.formats.text import bad_file
@@ -64,3 +66,16 @@ def jsonc_object(data: bytes, what: str) -> tuple[dict | None, Draft | None]:
     if not isinstance(document, dict):
         return None, bad_file(f"{what} is a JSON {type(document).__name__}, not an object")
     return document, None
+
+
+def document_or_row(found: tuple) -> Generator[Draft, None, Any]:
+    """The document of a ``(document, problem)`` pair (``text.json_document``), or None after yielding the problem row.
+
+    ``document = yield from document_or_row(json_document(ctx.data, "thread file"))``,
+    then ``if document is None: return``: a parser's opening in two lines.
+    """
+    document, problem = found
+    if problem is not None:
+        yield problem
+        return None
+    return document

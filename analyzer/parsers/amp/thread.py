@@ -24,7 +24,7 @@ from urllib.parse import unquote, urlsplit
 
 from aitrail.analyzer.formats.call_budget import BoundedLedger
 from aitrail.analyzer.formats.idioms import pointer
-from aitrail.analyzer.formats.json_values import as_text, compact, facts, label, mapping
+from aitrail.analyzer.formats.json_values import as_text, compact, document_or_row, facts, label, mapping
 from aitrail.analyzer.formats.text import bad_record, excerpt, image_placeholder, is_image_block, json_document
 from aitrail.analyzer.view.context import ParseContext
 from aitrail.analyzer.view.rows import Draft, ns_from_ms
@@ -73,9 +73,8 @@ def project_of(document: dict) -> str:
 
 def parse_thread(ctx: ParseContext) -> Iterator[Draft]:
     """threads/T-<uuid>.json: the thread's session row, then each message's rows; calls joined by id."""
-    document, problem = json_document(ctx.data, "thread file")
-    if problem is not None:
-        yield problem
+    document = yield from document_or_row(json_document(ctx.data, "thread file"))
+    if document is None:
         return
     thread = Thread(ctx, document)
     yield from _thread_rows(thread, document)

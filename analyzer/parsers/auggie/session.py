@@ -30,6 +30,7 @@ from collections.abc import Iterator
 
 from aitrail.analyzer.formats.call_budget import BoundedLedger
 from aitrail.analyzer.formats.idioms import as_dict, as_list, pointer, setting_value
+from aitrail.analyzer.formats.json_values import document_or_row
 from aitrail.analyzer.formats.text import bad_record, base64_size, excerpt, json_document
 from aitrail.analyzer.view.context import ParseContext
 from aitrail.analyzer.view.rows import Draft, ns_from_iso
@@ -219,9 +220,8 @@ def _content_nodes_text(nodes) -> str:
 
 def parse_session(ctx: ParseContext) -> Iterator[Draft]:
     """A session file: the session's rows, every exchange's rows, then the calls never answered."""
-    document, problem = json_document(ctx.data, "session file")
-    if problem is not None:
-        yield problem
+    document = yield from document_or_row(json_document(ctx.data, "session file"))
+    if document is None:
         return
     reader = SessionReader(ctx, document)
     yield from reader.session_rows()

@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from aitrail.analyzer.formats.idioms import as_dict, as_list, file_mtime, pointer, settings_value
+from aitrail.analyzer.formats.json_values import document_or_row
 from aitrail.analyzer.formats.text import json_document
 from aitrail.analyzer.view.context import ParseContext
 from aitrail.analyzer.view.rows import Draft
@@ -30,9 +31,8 @@ MAX_RULES = 10_000  # a hostile file cannot turn into millions of rows
 
 def parse_settings(ctx: ParseContext) -> Iterator[Draft]:
     """settings.json / settings.local.json: permission rules, the model and the other settings, at the file's mtime."""
-    document, problem = json_document(ctx.data, "settings file")
-    if problem is not None:
-        yield problem
+    document = yield from document_or_row(json_document(ctx.data, "settings file"))
+    if document is None:
         return
     origin = f"(from {ctx.source.path}, file mtime)"
     times = file_mtime(ctx)

@@ -30,6 +30,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from aitrail.analyzer.formats.idioms import pointer
+from aitrail.analyzer.formats.json_values import document_or_row
 from aitrail.analyzer.formats.text import bad_record, json_document
 from aitrail.analyzer.view.context import ParseContext
 from aitrail.analyzer.view.rows import Draft
@@ -39,9 +40,8 @@ from .chat import Chat, as_text, label, media_text, output_text, short
 
 def parse_legacy_messages(ctx: ParseContext) -> Iterator[Draft]:
     """projects/<basename>/chats/<chatId>/messages.json: one row per text, call, result and reasoning part."""
-    document, problem = json_document(ctx.data, "messages.json")
-    if problem is not None:
-        yield problem
+    document = yield from document_or_row(json_document(ctx.data, "messages.json"))
+    if document is None:
         return
     chat = Chat(ctx)
     messages = document.get("messages")

@@ -20,7 +20,7 @@ from collections.abc import Iterator
 
 from aitrail.analyzer.formats import mcp_settings
 from aitrail.analyzer.formats.idioms import file_mtime, pointer, setting_value, settings_value
-from aitrail.analyzer.formats.json_values import jsonc_object
+from aitrail.analyzer.formats.json_values import document_or_row, jsonc_object
 from aitrail.analyzer.formats.jsonc import load_jsonc
 from aitrail.analyzer.formats.text import bad_record, json_document
 from aitrail.analyzer.view.context import ParseContext
@@ -84,9 +84,8 @@ PERMISSION_KEYS = frozenset({"allowedUrls", "deniedUrls", "sandbox", "permission
 
 def parse_settings(ctx: ParseContext) -> Iterator[Draft]:
     """settings.json: permission settings, the default model and the other settings, at the file's mtime."""
-    document, problem = jsonc_object(ctx.data, "settings.json")
-    if problem is not None:
-        yield problem
+    document = yield from document_or_row(jsonc_object(ctx.data, "settings.json"))
+    if document is None:
         return
     when = file_mtime(ctx)
     for key, value in document.items():
