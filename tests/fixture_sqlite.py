@@ -126,6 +126,29 @@ def fixed_salts(wal: bytes) -> bytes:
     return bytes(out)
 
 
+def sqlite_bytes(sql: str) -> bytes:
+    """The bytes of a database built from ``sql`` in a scratch file (tests feed them to parsers)."""
+    with tempfile.TemporaryDirectory() as scratch:
+        path = Path(scratch) / "db.sqlite"
+        connection = sqlite3.connect(path)
+        connection.executescript(sql)
+        connection.commit()
+        connection.close()
+        return path.read_bytes()
+
+
+def rowids_without_wal(database: Path, table: str) -> list[int]:
+    """The ids of ``table`` in the database file alone (its -wal left out): what a WAL-only row is missing from."""
+    with tempfile.TemporaryDirectory() as scratch:
+        copy = Path(scratch) / database.name
+        copy.write_bytes(database.read_bytes())
+        connection = sqlite3.connect(copy)
+        try:
+            return [rowid for (rowid,) in connection.execute(f"SELECT id FROM {table} ORDER BY id")]  # noqa: S608
+        finally:
+            connection.close()
+
+
 def dump(database: Path, with_wal: bool = True) -> list[str]:
     """The database's content as SQL statements, plus its user_version.
 

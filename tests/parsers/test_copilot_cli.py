@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import json
 import shutil
-import sqlite3
-import tempfile
-from pathlib import Path
 
 from aitrail.analyzer.report.outcomes import DECIDED_RULE, DECIDED_USER, read_decision
 from tests.analyzer.fakes import FakeBundle, drafts
 from tests.conftest import FIXTURES, bundle_records, every_output
+from tests.fixture_sqlite import sqlite_bytes
 
 SESSION = "5e3b9c1d-7a42-4f0e-b6d8-2c9a1e4f7b10"
 DIR = f".copilot/session-state/{SESSION}"
@@ -232,13 +230,7 @@ def test_session_db_todos_name_their_prerequisites():
 
 
 def _database(sql: str) -> bytes:
-    with tempfile.TemporaryDirectory() as scratch:
-        path = Path(scratch) / "x.db"
-        connection = sqlite3.connect(path)
-        connection.executescript(sql)
-        connection.commit()
-        connection.close()
-        return path.read_bytes()
+    return sqlite_bytes(sql)
 
 
 STORE_SQL = (

@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import json
 import shutil
-import sqlite3
-import tempfile
-from pathlib import Path
 
 import pytest
 
 from tests.analyzer.fakes import FakeBundle, drafts
 from tests.conftest import FIXTURES
+from tests.fixture_sqlite import sqlite_bytes
 
 DB = ".crush/crush.db"
 FIRST_SCHEMA = (FIXTURES / "crush" / "schema" / "crush-2025-05.sql").read_text()
@@ -21,13 +19,7 @@ T0 = 1781082000  # 2026-06-10T09:00:00Z, in seconds as Crush writes it
 
 def database(*statements: str, schema: str = SCHEMA) -> bytes:
     """The bytes of a crush.db built from Crush's schema and ``statements``."""
-    with tempfile.TemporaryDirectory() as scratch:
-        path = Path(scratch) / "crush.db"
-        connection = sqlite3.connect(path)
-        connection.executescript(schema + "\n".join(statements))
-        connection.commit()
-        connection.close()
-        return path.read_bytes()
+    return sqlite_bytes(schema + "\n".join(statements))
 
 
 def session(session_id: str = "s1", parent: str | None = None, created: int = T0, **columns) -> str:

@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import json
 import shutil
-import sqlite3
-import tempfile
 import time
-from pathlib import Path
 
 from tests.analyzer.fakes import FakeBundle, drafts
 from tests.conftest import FIXTURES, every_output
+from tests.fixture_sqlite import rowids_without_wal, sqlite_bytes
 
 CASES = FIXTURES / "goose"
 DB = ".local/share/goose/sessions/sessions.db"
@@ -24,16 +22,7 @@ SESSION = ("INSERT INTO sessions (id, name, working_dir, created_at, updated_at,
 
 
 def database(sql: str) -> bytes:
-    folder = tempfile.mkdtemp()
-    try:
-        path = Path(folder) / "db.sqlite"
-        connection = sqlite3.connect(path)
-        connection.executescript(sql)
-        connection.commit()
-        connection.close()
-        return path.read_bytes()
-    finally:
-        shutil.rmtree(folder)
+    return sqlite_bytes(sql)
 
 
 def message(rowid: int, role: str, content, created: int = 1773475340, session: str = "20260314_3",
@@ -172,14 +161,7 @@ def test_a_database_of_schema_version_5_is_read_with_the_columns_it_has():
 
 def test_newest_rows_only_in_the_wal_are_read():
     """Messages 12 and 13 are in sessions.db-wal only: the file alone lacks them; the golden has them."""
-    folder = Path(tempfile.mkdtemp())
-    try:
-        shutil.copy(CASES / "sqlite-current" / "home" / DB, folder / "sessions.db")
-        connection = sqlite3.connect(folder / "sessions.db")
-        ids = [rowid for (rowid,) in connection.execute("SELECT id FROM messages ORDER BY id")]
-        connection.close()
-    finally:
-        shutil.rmtree(folder)
+    ids = rowids_without_wal(CASES / "sqlite-current" / "home" / DB, "messages")
     assert ids == list(range(1, 12))
     golden = (CASES / "sqlite-current" / "expected.csv").read_text()
     assert "sqlite:messages:12/content_json/0" in golden and "Running the jwt tests." in golden

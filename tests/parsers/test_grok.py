@@ -10,6 +10,7 @@ import tempfile
 from pathlib import Path
 
 from tests.analyzer.fakes import FakeBundle, drafts
+from tests.fixture_sqlite import sqlite_bytes
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "grok"
 PROJECT = ".grok/sessions/%2Fhome%2Falice%2Fsrc%2Facme-api"
@@ -163,16 +164,7 @@ def test_a_subagent_prompt_is_a_system_row_not_a_user_row():
 
 
 def database(sql: str) -> bytes:
-    folder = tempfile.mkdtemp()
-    try:
-        path = Path(folder) / "db.sqlite"
-        connection = sqlite3.connect(path)
-        connection.executescript(sql)
-        connection.commit()
-        connection.close()
-        return path.read_bytes()
-    finally:
-        shutil.rmtree(folder)
+    return sqlite_bytes(sql)
 
 
 FTS = ("CREATE VIRTUAL TABLE session_docs USING fts5(session_id UNINDEXED, cwd UNINDEXED, updated_at UNINDEXED, "

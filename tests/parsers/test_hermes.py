@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import json
 import shutil
-import sqlite3
-import tempfile
-from pathlib import Path
 
 from tests.analyzer.fakes import FakeBundle, drafts
 from tests.conftest import FIXTURES, every_output
+from tests.fixture_sqlite import rowids_without_wal, sqlite_bytes
 
 CASES = FIXTURES / "hermes"
 DB = ".hermes/state.db"
@@ -22,16 +20,7 @@ SESSION = ("INSERT INTO sessions (id, source, model, started_at, cwd, git_branch
 
 
 def database(sql: str) -> bytes:
-    folder = tempfile.mkdtemp()
-    try:
-        path = Path(folder) / "db.sqlite"
-        connection = sqlite3.connect(path)
-        connection.executescript(sql)
-        connection.commit()
-        connection.close()
-        return path.read_bytes()
-    finally:
-        shutil.rmtree(folder)
+    return sqlite_bytes(sql)
 
 
 def quoted(value) -> str:
@@ -149,14 +138,7 @@ def test_a_delegated_session_says_whose_sub_agent_it_is():
 
 def test_newest_rows_only_in_the_wal_are_read():
     """Messages 14 and 15 are in state.db-wal only: the file alone lacks them; the golden has them."""
-    folder = Path(tempfile.mkdtemp())
-    try:
-        shutil.copy(CASES / "state-db" / "home" / DB, folder / "state.db")
-        connection = sqlite3.connect(folder / "state.db")
-        ids = [rowid for (rowid,) in connection.execute("SELECT id FROM messages ORDER BY id")]
-        connection.close()
-    finally:
-        shutil.rmtree(folder)
+    ids = rowids_without_wal(CASES / "state-db" / "home" / DB, "messages")
     assert ids == list(range(1, 14))
     golden = (CASES / "state-db" / "expected.csv").read_text()
     assert "sqlite:messages:15/tool_calls/0" in golden and "session ended: user_exit" in golden

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from aitrail.analyzer.formats import call_budget
 from tests.analyzer.fakes import FakeBundle, drafts
-from tests.conftest import all_decompressed, bundle_records
+from tests.conftest import all_decompressed, bundle_records, every_output
 
 CASES = Path(__file__).resolve().parents[2] / "fixtures" / "mistral-vibe"
 SESSION = "7c1d2e3f-8a9b-4c0d-b1e2-a3b4c5d6e7f8"
@@ -227,13 +227,7 @@ def test_the_env_file_is_never_collected_and_its_key_reaches_no_output(cli, tmp_
     assert {record["path"] for record in bundle_records(bundle) if record["outcome"] == "never_collect"} == {
         ".vibe/.env"}
     outputs = [all_decompressed(bundle)]
-    for name, extra in (("t.csv", ()), ("t.jsonl", ("--format", "jsonl"))):
-        result = cli("analyze", bundle, "-o", tmp_path / name, "--quiet", *extra)
-        assert result.exit_code == 0, result.stderr
-        outputs.append((tmp_path / name).read_bytes())
-    result = cli("report", bundle, "-o", tmp_path / "r.html", "--jobs", "1")
-    assert result.exit_code == 0, result.output
-    outputs.append((tmp_path / "r.html").read_bytes())
+    outputs += every_output(cli, bundle, tmp_path)
     assert b"permission decision: denied by a rule" in outputs[1]
     for data in outputs:
         assert b"FAKE-MISTRAL-KEY" not in data

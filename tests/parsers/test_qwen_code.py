@@ -8,7 +8,7 @@ from pathlib import Path
 
 from aitrail.analyzer.formats import call_budget
 from tests.analyzer.fakes import FakeBundle, drafts
-from tests.conftest import all_decompressed, bundle_records
+from tests.conftest import all_decompressed, bundle_records, every_output
 
 CASES = Path(__file__).resolve().parents[2] / "fixtures" / "qwen-code"
 SESSION = "3b8f6a4e-51c2-4d7e-9f00-2a1b3c4d5e6f"
@@ -273,13 +273,7 @@ def test_fake_credentials_never_reach_the_bundle_the_timeline_or_the_report(cli,
     never = {record["path"] for record in bundle_records(bundle) if record["outcome"] == "never_collect"}
     assert never == {".qwen/oauth_creds.json", ".qwen/.env"}
     outputs = [all_decompressed(bundle)]
-    for name, extra in (("t.csv", ()), ("t.jsonl", ("--format", "jsonl"))):
-        result = cli("analyze", bundle, "-o", tmp_path / name, "--quiet", *extra)
-        assert result.exit_code == 0, result.stderr
-        outputs.append((tmp_path / name).read_bytes())
-    result = cli("report", bundle, "-o", tmp_path / "r.html", "--jobs", "1")
-    assert result.exit_code == 0, result.output
-    outputs.append((tmp_path / "r.html").read_bytes())
+    outputs += every_output(cli, bundle, tmp_path)
     assert b"permissions.deny" in outputs[1] and b"permission decision: denied" in outputs[2]
     for secret in (b"FAKE-QWEN-OAUTH", b"sk-FAKE-DASHSCOPE", b"sk-FAKE-QWEN-SETTINGS-KEY", b"FAKE-JIRA-TOKEN"):
         for data in outputs[1:]:
