@@ -158,7 +158,14 @@ def not_parsed_lines(items: list[dict]) -> list[str]:
     for item in items:
         count = stores.setdefault((item["agent"], item["store"], item["reason"]), [0, 0])
         count[0], count[1] = count[0] + 1, count[1] + item["size"]
-    lines = [f"collected, not parsed: {len(items)} file(s), {sum(item['size'] for item in items)} bytes"]
+    opaque = [item for item in items if item.get("opaque")]
+    lines = [f"cannot be read: {terminal_text(item['member'])} ({item['size']} bytes, modified "
+             f"{item.get('modified_utc') or 'unknown'}; {terminal_text(item['reason'])})"
+             for item in opaque[:NOT_PARSED_SHOWN]]
+    if len(opaque) > NOT_PARSED_SHOWN:
+        lines.append(f"  ... and {len(opaque) - NOT_PARSED_SHOWN} more that cannot be read (every one in --summary "
+                     "and the report)")
+    lines.append(f"collected, not parsed: {len(items)} file(s), {sum(item['size'] for item in items)} bytes")
     lines += [f"  {terminal_text(store)}: {files} file(s), {size} bytes ({terminal_text(reason)})"
               for (_, store, reason), (files, size) in sorted(stores.items())]
     lines += [f"  {item['sha256']}  {item['size']:>10}  {terminal_text(item['member'])}"

@@ -6,6 +6,12 @@ analyzer does not have, and SQLite companions whose database is missing. None
 of them gives a row, so the summary and the report list each one with its
 agent, store, path, size and SHA-256: an examiner sees what is in the bundle
 and was not turned into rows, and can extract it by its member name.
+
+An opaque store (catalog ``opaque``: encrypted at rest, or a binary format
+with no public schema) is one no analyzer can read. Its files say so with
+the catalog's reason ("encrypted: AES-256-GCM, key in the macOS Keychain")
+and their modification time: that a conversation existed, how large and how
+recent it is, is the evidence that remains.
 """
 
 from __future__ import annotations
@@ -14,6 +20,7 @@ from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 
 from aitrail.analyzer.view.bundle import Bundle, Source
+from aitrail.analyzer.view.rows import format_timestamp
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,11 +34,14 @@ class Unparsed:
     size: int
     sha256: str
     reason: str
+    opaque: bool = False  # the store can never be read (catalog ``opaque``), not only "not parsed by this analyzer"
+    mtime_ns: int | None = None
 
     def as_record(self) -> dict:
         """The summary's JSON form (keys in this order)."""
         return {"agent": self.agent, "store": self.store, "path": self.path, "member": self.member,
-                "size": self.size, "sha256": self.sha256, "reason": self.reason}
+                "size": self.size, "sha256": self.sha256, "reason": self.reason, "opaque": self.opaque,
+                "modified_utc": format_timestamp(self.mtime_ns) if self.mtime_ns is not None else None}
 
 
 def unparsed_sources(bundle: Bundle, registry: Collection[str], agents: Iterable[str] = ()) -> list[Unparsed]:
@@ -49,12 +59,14 @@ def unparsed_sources(bundle: Bundle, registry: Collection[str], agents: Iterable
         reason = _reason(bundle, source, registry)
         if reason is not None:
             found.append(Unparsed(source.agent, source.store, source.path, source.member, source.size,
-                                  source.sha256, reason))
+                                  source.sha256, reason, source.opaque is not None, source.mtime_ns))
     return sorted(found, key=lambda item: (item.member, item.store))
 
 
 def _reason(bundle: Bundle, source: Source, registry: Collection[str]) -> str | None:
     """Why no parser reads ``source``; None when one does."""
+    if source.opaque is not None:  # the database and its companions alike
+        return f"cannot be read: {source.opaque}"
     if source.companion_of:
         database = bundle.at(source.location, source.companion_of, source.store)
         if database is not None and database.parser in registry:

@@ -89,12 +89,13 @@ def verification_section(result: Verification) -> str:
     return "".join(out)
 
 
-def _file_list(title: str, total: int, entries: list[dict], columns: tuple[str, ...]) -> str:
+def _file_list(title: str, total: int, entries: list[dict], columns: tuple[str, ...], shown: bool = False) -> str:
     if not total:
         return f"<p>{escape(title)}: none.</p>"
-    rows = [tuple(entry[column] for column in columns) for entry in entries]
+    rows = [tuple(entry.get(column) for column in columns) for entry in entries]
     more = f'<p class="muted">{total - len(entries)} more not listed here.</p>' if total > len(entries) else ""
-    return f"<details><summary>{escape(title)}: {total}</summary>{table(columns, rows)}{more}</details>"
+    opening = "<details open>" if shown else "<details>"
+    return f"{opening}<summary>{escape(title)}: {total}</summary>{table(columns, rows)}{more}</details>"
 
 
 def accounting_section(accounting: Accounting, counts: dict) -> str:
@@ -125,10 +126,18 @@ def accounting_section(accounting: Accounting, counts: dict) -> str:
 
 
 def not_parsed_section(items: list[dict]) -> str:
-    """Every collected file no parser read (documentary stores, companions without their database), capped."""
-    entries = [{**item, "size": text(item.get("size"))} for item in items[:LIST_MAX]]
-    return _file_list("Collected, not parsed (no rows come from these files; extract them by member)", len(items),
-                      entries, ("agent", "store", "member", "size", "sha256", "reason"))
+    """Every collected file no parser read, capped; the files no analyzer can read (encrypted, opaque) first."""
+    opaque = [item for item in items if item.get("opaque")]
+    others = [item for item in items if not item.get("opaque")]
+    out = ""
+    if opaque:
+        entries = [{**item, "size": text(item.get("size"))} for item in opaque[:LIST_MAX]]
+        out += _file_list("Stores that cannot be read (encrypted or opaque: they exist, this large and this recent, "
+                          "and nothing was parsed from them)", len(opaque), entries,
+                          ("agent", "store", "member", "size", "modified_utc", "sha256", "reason"), shown=True)
+    entries = [{**item, "size": text(item.get("size"))} for item in others[:LIST_MAX]]
+    return out + _file_list("Collected, not parsed (no rows come from these files; extract them by member)",
+                            len(others), entries, ("agent", "store", "member", "size", "sha256", "reason"))
 
 
 def absences_section(items: list[dict]) -> str:

@@ -57,6 +57,7 @@ class Source:
     role: str = ""  # the store's role in the catalog (transcript, prompt_history, ...), as files.jsonl records it
     changed_during_read: bool = False  # the collector saw the file change while it read it
     order: int = 0  # position of the member in the bundle: sources read in this order share frames
+    opaque: str | None = None  # why the store can never be read (encrypted, no public schema): the catalog's reason
 
     @property
     def name(self) -> str:
@@ -96,6 +97,7 @@ def _source(record: dict, reader: BundleReader, order: dict[str, int]) -> Source
         changed_during_read=record["outcome"] == "changed_during_read",
         # a member missing from the index (a forced run) sorts last and reads as unreadable
         order=order.get(record["member"], len(order)),
+        opaque=record["opaque"] if isinstance(record.get("opaque"), str) else None,
     )
 
 
@@ -256,6 +258,30 @@ class Bundle:
                     self._copy(companion, database + suffix)
         # read-only where SQLite allows it, every query within a budget and a heap limit
         return sqlite_safe.open_copy(database)
+
+    def copy_with_wal(self, source: Source) -> tuple[str, str | None]:
+        """A private copy of a database and of its -wal (never its -shm): their paths, the second None without one.
+
+        For readers of a WAL's history (analyzer/formats/sqlite_history.py),
+        which open the database as of each earlier commit from these copies.
+        """
+        self._sqlite_copies += 1
+        directory = os.path.join(self._temp_dir, f"sqlite-{os.getpid()}-{self._sqlite_copies}")
+        os.makedirs(directory)
+        database = os.path.join(directory, "db")
+        self._copy(source, database)
+        for companion in self.companions(source):
+            if companion.path == source.path + "-wal":
+                self._copy(companion, database + "-wal")
+                return database, database + "-wal"
+        return database, None
+
+    def scratch_directory(self) -> str:
+        """A new empty directory in the analyzer's temporary directory (removed with it)."""
+        self._sqlite_copies += 1
+        directory = os.path.join(self._temp_dir, f"scratch-{os.getpid()}-{self._sqlite_copies}")
+        os.makedirs(directory)
+        return directory
 
     def _copy(self, source: Source, target: str) -> None:
         """The member's bytes at ``target``, zeros as holes: a sparse 4 GiB database costs the disk its data only."""

@@ -126,6 +126,8 @@ class Entry:
             record["container_record"] = self.container_record
         if target.store_def.credential_tables:  # a database that holds credentials beside the evidence
             record["credential_tables"] = list(target.store_def.credential_tables)
+        if target.store_def.opaque is not None:  # collected, sealed, and never readable: why
+            record["opaque"] = target.store_def.opaque
         if self.meta is not None:
             record["stat"] = self.meta.as_record()
         if self.after is not None and self.meta is not None and self.after.differs_from(self.meta):
@@ -258,6 +260,8 @@ class RecordRenderer:
             out += [', "notes": ', _value(notes)]
         if entry.atime_protection is not None:
             out += [', "o_noatime": ', "true" if entry.atime_protection == ATIME_O_NOATIME else "false"]
+        if entry.target.store_def.opaque is not None:
+            out += [', "opaque": ', _value(entry.target.store_def.opaque)]
         out += [origin, ', "outcome": ', _value(entry.outcome), parser,
                 ', "path": ', encode_basestring(raw_text(relpath)), ', "path_b64": ', encode_basestring(b64(relpath))]
         if entry.attempts:

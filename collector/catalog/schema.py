@@ -117,6 +117,9 @@ class Store:
     # SQLite tables of a collected database that hold credentials (tokens, API keys) beside the evidence:
     # files.jsonl names them for every file of the store; no parser reads them (docs/catalog.md)
     credential_tables: tuple[str, ...] = ()
+    # why a documentary store cannot be read at all (encrypted, a format with no public schema): files.jsonl
+    # carries the reason, and the summary and the report name every such file with it (docs/catalog.md)
+    opaque: str | None = None
 
 
 @dataclass(frozen=True)
@@ -169,6 +172,7 @@ _STORE_KEYS = {
     "id": True, "root": True, "include": True, "role": True, "format": True,
     "description": True, "parser": False, "origin": False, "collect": False,
     "exclude": False, "references": False, "tool_results": False, "credential_tables": False,
+    "opaque": False,
 }
 
 
@@ -417,9 +421,12 @@ def _parse_stores(reader: _Reader, value: Any, agent: str, root_ids: set[str]) -
             references=reader.strings(where, item.get("references"), "references"),
             tool_results=reader.choice(where, item.get("tool_results"), "tool_results", TOOL_RESULTS, "recorded"),
             credential_tables=reader.strings(where, item.get("credential_tables"), "credential_tables"),
+            opaque=reader.text(where, item["opaque"], "opaque") if "opaque" in item else None,
         )
         if store.credential_tables and store.format != "sqlite":
             reader.fail(where, "credential_tables is only for a sqlite store")
+        if store.opaque is not None and (store.parser is not None or store.origin != "documentary"):
+            reader.fail(where, "opaque is only for a documentary store with parser: null")
         _check_store_rules(reader, where, store, agent, root_ids)
         stores.append(store)
     return tuple(stores)

@@ -73,6 +73,22 @@ class FakeBundle:
         connection.execute("PRAGMA trusted_schema = OFF")
         return connection
 
+    def copy_with_wal(self, source: Source) -> tuple[str, str | None]:
+        """The database and its ``-wal`` (a source at ``<path>-wal`` of the same location) copied, as Bundle does."""
+        directory = self.scratch_directory()
+        database = os.path.join(directory, "db")
+        with open(database, "wb") as out:
+            out.write(self.read(source))
+        wal = self.at(source.location, source.path + "-wal")
+        if wal is None:
+            return database, None
+        with open(database + "-wal", "wb") as out:
+            out.write(self.read(wal))
+        return database, database + "-wal"
+
+    def scratch_directory(self) -> str:
+        return tempfile.mkdtemp(dir=self._temp)
+
 
 def run(bundle: FakeBundle, path: str, parser_id: str) -> list[tuple]:
     """All rows one parser gives for one fake file (through dispatch, as in a real run)."""
