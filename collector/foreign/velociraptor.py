@@ -26,7 +26,7 @@ holding it, is read the same way; a password-protected collection
 Per-file records are the result rows' (``SourceFile`` with ``Created``,
 ``Changed``, ``Modified``, ``LastAccessed``, ``Size``/``FileSize``,
 ``SourceFileSha256``: ``Generic.Collectors.File`` and any artifact using
-its columns, such as aitrail's ``Generic.Collection.AITrailFiles``), joined
+its columns, such as aitrail's ``Linux.Collection.AITrailFiles``), joined
 to the uploads by the subject's path; uploads.json gives the sizes
 expected and stored. What disagrees (the rows among themselves, the rows
 and the zip header, the recorded and the stored sizes) is a named problem.

@@ -110,7 +110,7 @@ def build(fake_root: Path, dest: Path, *, windows: bool = False, flavour: str = 
     """Write the collection of every regular file under ``fake_root`` into ``dest``; the zip's path.
 
     ``artifact`` and ``sources`` name the result sets (an artifact with Generic.Collectors.File's columns,
-    such as Generic.Collection.AITrailFiles, writes the same rows under its own name).
+    such as Linux.Collection.AITrailFiles, writes the same rows under its own name).
     """
     dest.mkdir(parents=True, exist_ok=True)
     archive = dest / (f"Collection-{hostname}-{stamp}.zip" if flavour == "offline" else

@@ -39,8 +39,9 @@ from tests.conftest import FIXTURES
 
 CATALOG = catalog_module.load()
 PLAN = build_plan(CATALOG)
-CLIENT, FILES, SERVER = "Generic.Collection.AITrail.yaml", "Generic.Collection.AITrailFiles.yaml", \
-    "Server.Analysis.AITrail.yaml"
+CLIENT, SERVER = "Generic.Collection.AITrail.yaml", "Server.Analysis.AITrail.yaml"
+FILES_BY_OS = {os_name: f"{name}.yaml" for os_name, name in velociraptor.FILES_NAMES.items()}
+FILES = FILES_BY_OS["linux"]
 PINNED = {name: format(index, "x") * 64 for index, name in enumerate(velociraptor.TOOL_NAMES, start=10)}
 URLS = {name: f"https://releases.example/{name}.zip" for name in velociraptor.TOOL_NAMES}
 
@@ -66,7 +67,7 @@ def test_the_field_set_names_its_source():
     assert {"expected_hash", "version", "url", "serve_locally"} <= set(fields["messages"]["Tool"])
 
 
-@pytest.mark.parametrize("name", [CLIENT, FILES, SERVER])
+@pytest.mark.parametrize("name", [CLIENT, *FILES_BY_OS.values(), SERVER])
 def test_the_generated_artifacts_pass_the_lint(exported, name):
     report = lint_artifact(exported[name])
     assert report.errors == []
@@ -76,7 +77,19 @@ def test_the_generated_artifacts_pass_the_lint(exported, name):
 
 def test_each_artifact_fits_velociraptors_verify_limit(exported):
     # bin/verify.go: --max_length, "Maximum length of artifact to read", defaults to 100000 bytes
+    yaml_files = sorted(name for name in exported if name.endswith(".yaml"))
+    assert yaml_files == sorted([CLIENT, SERVER, *FILES_BY_OS.values()])
     assert all(len(text.encode()) < 100_000 for name, text in exported.items() if name.endswith(".yaml"))
+
+
+def test_each_files_artifact_runs_only_on_its_os_and_holds_only_its_rows(exported):
+    for os_name, name in FILES_BY_OS.items():
+        artifact = yaml.safe_load(exported[name])
+        info_os = {"macos": "darwin"}.get(os_name, os_name)
+        assert artifact["precondition"] == f"SELECT OS FROM info() WHERE OS = '{info_os}'"
+        spec = next(parameter["default"] for parameter in artifact["parameters"]
+                    if parameter["name"] == "collectionSpec")
+        assert {line.split(",", 1)[0] for line in spec.splitlines()[1:]} == {os_name}
 
 
 def test_unpinned_tools_are_warnings_not_a_silent_pass(exported):

@@ -1,4 +1,4 @@
-"""The Velociraptor export's no-binary artifact, ``Generic.Collection.AITrailFiles``, replayed in Python.
+"""The Velociraptor export's no-binary artifacts, ``<OS>.Collection.AITrailFiles``, replayed in Python.
 
 No Velociraptor can run here, so its pipeline is replayed over sample paths
 of every glob of the catalog on Linux, macOS and Windows: the collectionSpec
@@ -26,7 +26,7 @@ from aitrail.collector.catalog.globs import split_segments as catalog_split
 
 CATALOG = catalog_module.load()
 PLAN = build_plan(CATALOG)
-FILES = "Generic.Collection.AITrailFiles.yaml"
+FILES_BY_OS = {os_name: f"{name}.yaml" for os_name, name in velociraptor.FILES_NAMES.items()}
 
 
 @pytest.fixture(scope="module")
@@ -69,8 +69,9 @@ def final_columns(query: str) -> list[str]:
     return columns
 
 
-def test_the_files_artifact_has_generic_collectors_files_sources_columns_and_upload(artifacts):
-    files = artifacts[FILES]
+@pytest.mark.parametrize("name", FILES_BY_OS.values())
+def test_the_files_artifact_has_generic_collectors_files_sources_columns_and_upload(artifacts, name):
+    files = artifacts[name]
     sources = {source["name"]: source["query"] for source in files["sources"]}
     assert list(sources) == list(FILE_COLLECTOR_SOURCES)
     for name, columns in FILE_COLLECTOR_SOURCES.items():
@@ -194,8 +195,14 @@ def sample_tree(plan) -> dict[str, set[str]]:
     return tree
 
 
+def replay_files_artifacts(artifacts: dict[str, dict], tree: dict[str, set[str]]) -> dict[str, set[str]]:
+    """What each OS's files artifact keeps of that OS's part of the tree."""
+    return {os_name: replay_files_artifact(artifacts[FILES_BY_OS[os_name]], {os_name: files})[os_name]
+            for os_name, files in tree.items()}
+
+
 def replay_files_artifact(artifact: dict, tree: dict[str, set[str]]) -> dict[str, set[str]]:
-    """What the files artifact keeps of the tree: brace expansion, glob, WHERE NOT NeverCollect, the row's Prune."""
+    """What one files artifact keeps of the tree: brace expansion, glob, WHERE NOT NeverCollect, the row's Prune."""
     spec = list(csv.DictReader(next(parameter["default"] for parameter in artifact["parameters"]
                                     if parameter["name"] == "collectionSpec").splitlines()))
     query = artifact["sources"][0]["query"]
@@ -252,7 +259,7 @@ def expected_files(plan, tree: dict[str, set[str]]) -> dict[str, set[str]]:
 
 def test_the_files_artifact_keeps_exactly_what_the_catalog_collects_and_never_a_credential(artifacts):
     tree = sample_tree(PLAN)
-    kept, expected = replay_files_artifact(artifacts[FILES], tree), expected_files(PLAN, tree)
+    kept, expected = replay_files_artifacts(artifacts, tree), expected_files(PLAN, tree)
     for os_name in HOMES:
         credentials = {path for pattern in PLAN.never if os_name in pattern.oses for relative in samples(pattern.path)
                        for path in absolute(os_name, pattern.scope, relative)}
@@ -295,11 +302,12 @@ def test_a_glob_that_reaches_a_credential_still_never_uploads_it(tmp_path):
     (tmp_path / "catalog" / "probe.yaml").write_text(PROBE, encoding="utf-8")
     probe = catalog_module.load(tmp_path / "catalog")
     plan = build_plan(probe)
-    artifact = yaml.safe_load(generate(probe, "velociraptor").files[FILES])
+    artifacts = {name: yaml.safe_load(text) for name, text in generate(probe, "velociraptor").files.items()
+                 if name.endswith(".yaml")}
     names = ("token.json", "Token.JSON", "keys/a.pem", "sessions/s.jsonl", "cache/c.bin", "x/token.json")
     tree = {os_name: {path for name in names for path in absolute(os_name, "home", ".probe/" + name)}
             for os_name in HOMES}
-    kept = replay_files_artifact(artifact, tree)
+    kept = replay_files_artifacts(artifacts, tree)
     for os_name in HOMES:
         assert {relative for path in kept[os_name] for _, relative in _relative(os_name, path)[:1]} == {
             ".probe/sessions/s.jsonl", ".probe/x/token.json"}  # x/token.json is not the catalogued .probe/token.json

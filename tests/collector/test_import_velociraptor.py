@@ -159,10 +159,10 @@ def test_times_with_an_offset_are_read_as_utc(tmp_path):
 
 def test_an_aitrailfiles_collection_is_read_by_its_columns(tmp_path):
     root = linux_root(tmp_path)
-    archive = builder.build(root, tmp_path / "out", artifact="Generic.Collection.AITrailFiles", sources=("Uploads",))
+    archive = builder.build(root, tmp_path / "out", artifact="Linux.Collection.AITrailFiles", sources=("Uploads",))
     container = read(archive)
     item = by_path(container)["/home/alice/.claude/history.jsonl"]
-    name = "results/Generic.Collection.AITrailFiles%2FUploads.json"
+    name = "results/Linux.Collection.AITrailFiles%2FUploads.json"
     line = lines_of(archive, name)["/home/alice/.claude/history.jsonl"]
     assert item.recorded.sources == {key: f"{column} of {name} line {line}" for key, column in (
         ("mtime", "Modified"), ("atime", "LastAccessed"), ("ctime", "Changed"), ("sha256", "SourceFileSha256"))}

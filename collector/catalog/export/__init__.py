@@ -51,7 +51,7 @@ def _velociraptor(plan: ExportPlan, sha256: dict[str, str], urls: dict[str, str]
     from aitrail.collector.catalog.export import velociraptor_lint
 
     files = {f"{velociraptor.CLIENT_NAME}.yaml": velociraptor.client_artifact(plan, sha256, urls),
-             f"{velociraptor.FILES_NAME}.yaml": velociraptor.files_artifact(plan),
+             **velociraptor.files_artifacts(plan),
              f"{velociraptor_server.SERVER_NAME}.yaml": velociraptor_server.server_artifact(plan)}
     warnings = []
     try:
@@ -64,10 +64,11 @@ def _velociraptor(plan: ExportPlan, sha256: dict[str, str], urls: dict[str, str]
         warnings.append(f"the Velociraptor lint did not run: {exc}")
     described = {
         f"{velociraptor.CLIENT_NAME}.yaml": "CLIENT: runs the frozen collector, uploads its bundle and sidecar.",
-        f"{velociraptor.FILES_NAME}.yaml": "CLIENT: no binary; uploads the catalog's files as Generic.Collectors.File.",
+        **{f"{name}.yaml": f"CLIENT ({os_name}): no binary; uploads the catalog's files as Generic.Collectors.File."
+           for os_name, name in velociraptor.FILES_NAMES.items()},
         f"{velociraptor_server.SERVER_NAME}.yaml": "SERVER: verifies and analyzes an uploaded bundle; rows = timeline.",
     }
-    usage = ["Import the three artifacts (GUI: View Artifacts, Add/Upload; or start the server with "
+    usage = ["Import the five artifacts (GUI: View Artifacts, Add/Upload; or start the server with "
              "`--definitions DIR`), check them with `velociraptor artifacts verify *.yaml`, upload the frozen "
              "collector's zips as the tools below (`velociraptor tools upload --name AITrail_linux_amd64 "
              "aitrail-collector-VERSION-linux-x86_64.zip`), pin their SHA-256, hunt with "

@@ -15,7 +15,7 @@ rule, by the path's first segment (docs/catalog-export.md says the same):
   keep ``~/.local/share`` on Windows and macOS too; a home can hold an XDG
   copy from a dotfiles sync or an older build); a path that is not there
   costs the other tool one failed lookup;
-* ``etc`` (``scope: system`` only): Linux;
+* ``etc`` and ``run`` (``scope: system`` only): Linux;
 * ``tmp``, ``var`` (``scope: system`` only): Linux and macOS (macOS links
   them into ``/private``: ForensicArtifacts' validator wants the link and its
   target both, so a catalog names ``private/tmp/...`` too); ``private``
@@ -171,7 +171,7 @@ def oses_for(root: Root, path: str) -> tuple[str, ...]:
     if head in _MACOS_HEADS:
         return ("macos",)
     if root.scope == "system":
-        if head == "etc":
+        if head in ("etc", "run"):  # /run (the per-user runtime directories /run/user/<uid>) is Linux's
             return ("linux",)
         if head in _POSIX_SYSTEM_HEADS:  # on macOS these are links into /private: a catalog names private/... too
             return ("linux", "macos")

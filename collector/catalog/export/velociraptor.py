@@ -11,10 +11,13 @@ kept in velociraptor_fields.json and checked by velociraptor_lint.py):
   every member 0700, ``vql/tools/unzip.go``), run with ``execve()`` on an argv
   array, its bundle and ``.sha256`` sidecar brought back with ``upload()``. Only
   Linux and macOS: ``aitrail collect`` does not collect live on Windows.
-* ``Generic.Collection.AITrailFiles`` (CLIENT, no binary): the catalog's globs
-  for every user home (and the system paths) on Linux, macOS and Windows,
-  uploaded the way ``Generic.Collectors.File`` does (same sources, columns and
-  ``upload()`` call), never-collect paths dropped by ``WHERE NOT OSPath =~``.
+* ``Linux.Collection.AITrailFiles``, ``MacOS.Collection.AITrailFiles`` and
+  ``Windows.Collection.AITrailFiles`` (CLIENT, no binary, one per OS with its
+  precondition): the catalog's globs for every user home (and the system
+  paths) of that OS, uploaded the way ``Generic.Collectors.File`` does (same
+  sources, columns and ``upload()`` call), never-collect paths dropped by
+  ``WHERE NOT OSPath =~``. One artifact per OS, because one for all three
+  outgrew Velociraptor's verify limit of 100,000 bytes (42 agents' globs).
 * ``Server.Analysis.AITrail`` (SERVER, velociraptor_server.py): verify and
   analyze an uploaded bundle on the server; its rows are the timeline.
 
@@ -33,7 +36,11 @@ from aitrail.collector.catalog.export import yamltext
 from aitrail.collector.catalog.export.plan import ExportError, ExportPlan, reaches_pruned, split_glob
 
 CLIENT_NAME = "Generic.Collection.AITrail"
-FILES_NAME = "Generic.Collection.AITrailFiles"
+# the no-binary artifact of each OS (one for all three would pass verify's 100,000-byte limit)
+FILES_NAMES = {"linux": "Linux.Collection.AITrailFiles", "macos": "MacOS.Collection.AITrailFiles",
+               "windows": "Windows.Collection.AITrailFiles"}
+_INFO_OS = {"linux": "linux", "macos": "darwin", "windows": "windows"}  # info().OS of each
+_OS_TITLE = {"linux": "Linux", "macos": "macOS", "windows": "Windows"}
 # (Velociraptor's info().OS, info().Architecture) of each tool: the builds a collection can run
 PLATFORMS = (("linux", "amd64"), ("linux", "arm64"), ("darwin", "amd64"), ("darwin", "arm64"))
 BUNDLE = "aitrail.tar.zst"
@@ -158,8 +165,9 @@ zipped, one tool per OS and architecture) and uploads the bundle (`{BUNDLE}`) an
 read: CollectedWithFlags is true), anything else "failed" (nothing uploaded). BundleSha256 is the hash
 Velociraptor computed while uploading; SidecarSha256 is the collector's own: they must be equal.
 
-Linux and macOS only: aitrail does not collect live on Windows. Use {FILES_NAME} there, or where execve
-is forbidden (prevent_execve). The collector throttles itself; Velociraptor's CPU and IO limits do not
+Linux and macOS only: aitrail does not collect live on Windows. Use {FILES_NAMES["windows"]} there (or
+the Linux and macOS ones where execve
+is forbidden: prevent_execve). The collector throttles itself; Velociraptor's CPU and IO limits do not
 apply to programs started with execve. The never-collected stores (credentials) are refused by the
 collector itself.
 
@@ -194,7 +202,7 @@ def _client_source(os_name: str, arch: str) -> dict:
             "query": query}
 
 
-# ---- Generic.Collection.AITrailFiles ----------------------------------------------------------------------
+# ---- <OS>.Collection.AITrailFiles --------------------------------------------------------------------------
 
 
 def _regex_literal(text: str) -> str:
@@ -396,18 +404,25 @@ FROM uploaded_files
 """
 
 
-def files_artifact(plan: ExportPlan) -> str:
-    """``Generic.Collection.AITrailFiles.yaml``: the catalog's globs, uploaded as Generic.Collectors.File does."""
+def files_artifacts(plan: ExportPlan) -> dict[str, str]:
+    """``<OS>.Collection.AITrailFiles.yaml`` for each OS: the catalog's globs, uploaded as Generic.Collectors.File."""
     rows = collection_spec(plan)
+    return {f"{FILES_NAMES[os_name]}.yaml": files_artifact(plan, os_name, [row for row in rows if row[0] == os_name])
+            for os_name in FILES_NAMES}
+
+
+def files_artifact(plan: ExportPlan, os_name: str, rows: list[tuple[str, str, str, str, str]]) -> str:
+    """One OS's files artifact: its collectionSpec rows, and the never-collect regex of every OS."""
     regex = never_regex(plan)
     re.compile(regex)  # the same syntax as Go's RE2 here: a regex Python refuses is a generator bug
-    description = f"""Upload the files aitrail's catalog names, with no binary on the endpoint.
+    homes = {"linux": "/home and /root", "macos": "/Users and /var/root", "windows": "the drive's \\Users"}[os_name]
+    description = f"""Upload the files aitrail's catalog names on {_OS_TITLE[os_name]}, with no binary on the endpoint.
 
 For estates that forbid execve or have no signed aitrail build. The catalog's globs (for every user home
-under /home and /root, /Users and /var/root, and the drive's \\Users, and the system paths) are searched and
-matching files uploaded as Generic.Collectors.File does: the same two sources ("All Matches Metadata" and
-"Uploads"), the same columns and the same upload() call, so `aitrail import velociraptor` reads the
-collection. Custody is Velociraptor's: its upload hashes, no aitrail bundle.
+under {homes}, and the system paths) are searched and matching files uploaded as Generic.Collectors.File
+does: the same two sources ("All Matches Metadata" and "Uploads"), the same columns and the same upload()
+call, so `aitrail import velociraptor` reads the collection. Custody is Velociraptor's: its upload hashes,
+no aitrail bundle.
 
 Never collected: every credential store of the catalog ({len(plan.never)} globs) is dropped by
 `WHERE NOT OSPath =~ NeverCollect` before it is read. Roots a setting or an environment variable moves are
@@ -417,14 +432,15 @@ Generated by aitrail {plan.version} from catalog sha256:{plan.digest}.
 """
     metadata = _FILES_METADATA_QUERY.replace("@NEVER@", vql_string(regex))
     document = {
-        "name": FILES_NAME,
+        "name": FILES_NAMES[os_name],
         "author": "aitrail catalog export",
         "description": description,
         "type": "CLIENT",
+        "precondition": f"SELECT OS FROM info() WHERE OS = '{_INFO_OS[os_name]}'",
         "parameters": [
             _agents_parameter(plan, "collect"),
             {"name": "collectionSpec", "type": "csv",
-             "description": "One row per agent root and OS: OS (linux, macos, windows), Agent, Root, Glob (brace "
+             "description": f"One row per agent root: OS ({os_name}), Agent, Root, Glob (brace "
                             "groups: homes, the root's paths, its stores' globs), and Prune (the regex of the "
                             "directories that root skips).",
              "default": _spec_csv(rows)},
