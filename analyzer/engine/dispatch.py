@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
+from aitrail.analyzer.engine.own_repeats import without_own_repeats
 from aitrail.analyzer.engine.registry import Parser
 from aitrail.analyzer.integrity.files import watch_for
 from aitrail.analyzer.view.bundle import Bundle, MemberUnreadable, Source
@@ -61,7 +62,10 @@ def parse_source(bundle: Bundle, source: Source, parser: Parser, cache: dict,
     observe = watch.observe
     ordinal, complete = 0, True
     try:
-        for draft in parser(ParseContext(bundle, source, cache)):
+        drafts = parser(ParseContext(bundle, source, cache))
+        if source.format == "sqlite" and source.origin != "secondary":  # a live database and its earlier versions
+            drafts = without_own_repeats(drafts)
+        for draft in drafts:
             observe(_check(draft))
             if sessions is not None:
                 sessions(source, draft)
