@@ -11,7 +11,10 @@ WAL only up to its last valid commit, so a copy of the WAL cut after commit
 *k*, beside a copy of the main file, opens as that earlier database.
 
 ``earlier_snapshots`` yields those databases for every commit but the last
-(the live state, which the caller has read already), oldest first. The caller
+(the live state, which the caller has read already), oldest first, after the
+main file read alone (commit 0: the database as of its last checkpoint, before
+the first commit the WAL holds; a main file with no table yet, written
+only through the WAL, gives nothing). The caller
 reads each with the code it reads the live database with and gives the rows
 ``origin="secondary"`` and the locator ``wal:<k>/<locator>``: the engine drops
 a secondary row equal to a primary one (analyzer/engine/secondary.py), so
@@ -66,13 +69,25 @@ FRAME_HEADER_BYTES = 24
 class Snapshot:
     """The database as of one earlier commit of its WAL; ``connection`` is valid until the next item is asked for."""
 
-    commit: int  # 1-based, in the WAL's order
+    commit: int  # 1-based, in the WAL's order; 0 for the main file read without its WAL
     commits: int  # commits the WAL holds (the last is the live state)
     connection: sqlite3.Connection
 
     def locator(self, inner: str) -> str:
-        """``wal:<commit>/<inner>``: the live reader's locator, read as of this commit."""
+        """``wal:<commit>/<inner>``: the live reader's locator, read as of this commit (0: the main file alone)."""
         return f"wal:{self.commit}/{inner}"
+
+    @property
+    def described(self) -> str:
+        """Which version this is, for a row's text (``version_text``)."""
+        return version_text(self.commit, self.commits)
+
+
+def version_text(commit: int, commits: int) -> str:
+    """``-wal commit k of n``, or for commit 0 the main file before its -wal."""
+    if commit == 0:
+        return f"the database file before its -wal (its last checkpoint; the -wal holds {commits} commits)"
+    return f"-wal commit {commit} of {commits}"
 
 
 def commit_ends(wal_path: str) -> list[int]:
@@ -120,7 +135,7 @@ def earlier_snapshots(ctx: ParseContext, source: Source | None = None) -> Iterat
     """The database (the context's, or ``source``) as of each commit of its WAL but the last, oldest first.
 
     Nothing is yielded for a database collected without a ``-wal`` or whose
-    WAL holds one commit. ``parser:`` Drafts say what a bound left out and
+    WAL holds no commit. ``parser:`` Drafts say what a bound left out and
     which snapshot SQLite could not open; the caller passes them through.
     """
     source = source or ctx.source
@@ -129,7 +144,7 @@ def earlier_snapshots(ctx: ParseContext, source: Source | None = None) -> Iterat
         if wal is None:
             return
         ends = commit_ends(wal)
-        if len(ends) < 2:
+        if not ends:
             return
         yield from _snapshots(ctx, database, wal, ends)
     finally:
@@ -142,7 +157,13 @@ def _snapshots(ctx: ParseContext, database: str, wal: str, ends: list[int]) -> I
     if len(picked) < earlier:
         yield over_limit("WAL commits to reopen", f"{MAX_SNAPSHOTS} of {earlier} earlier commits",
                          f"the database was read as of commits {_listed(picked)} only", "wal")
-    database_bytes, copied = os.path.getsize(database), 0
+    database_bytes = os.path.getsize(database)
+    if database_bytes > MAX_COPY_BYTES:
+        yield over_limit("bytes copied to reopen WAL commits", f"{MAX_COPY_BYTES} bytes",
+                         f"no earlier version of the database was reopened ({database_bytes} bytes)", "wal:0")
+        return
+    yield from _one_snapshot(ctx, database, wal, 0, commits, 0)
+    copied = database_bytes
     for commit in picked:
         cost = database_bytes + ends[commit - 1]
         if copied + cost > MAX_COPY_BYTES:
@@ -160,16 +181,20 @@ def _one_snapshot(ctx: ParseContext, database: str, wal: str, commit: int, commi
     connection = None
     try:
         shutil.copyfile(database, copy)
-        _copy_prefix(wal, copy + "-wal", end)
+        if commit:
+            _copy_prefix(wal, copy + "-wal", end)
+        snapshot = None
         try:
             connection = sqlite_safe.open_copy(copy)
-            connection.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            tables = connection.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+            snapshot = Snapshot(commit, commits, connection)
         except sqlite3.Error as exc:
-            yield Draft("system", f"parser: the database as of WAL commit {commit} of {commits} could not be opened "
+            yield Draft("system", f"parser: the database as of {version_text(commit, commits)} could not be opened "
                         f"({exc}); rows only that version held are not recovered", f"wal:{commit}",
                         timestamp_source="none")
             return
-        yield Snapshot(commit, commits, connection)
+        if commit or tables:  # a main file with no table yet holds no earlier version
+            yield snapshot
     finally:
         if connection is not None:
             connection.close()
