@@ -141,14 +141,17 @@ class SecretInodes:
 
 
 def secret_roots(home_secrets: Iterable[str], never_targets: dict[str, list[Target]],
-                 never_matchers: dict[str, Callable[[str], bool]], system_base: str | None) -> list[SecretRoot]:
+                 never_matchers: dict[str, Callable[[str], bool]], system_base: str | None,
+                 home_secret: Callable[[str], bool] | None = None) -> list[SecretRoot]:
     """The trees whose hard-linked files are secrets: each home's, each credential glob's, the system's.
 
     ``never_targets`` are the credential globs by location label (every home
     of the run has some, so their locations are the homes'); a credential
     glob's tree holds agent files too, so only the paths ``never_matchers``
     accepts are its secrets. A glob without a literal head (``**/x``) names
-    no tree to list: its files are caught by name, not by inode.
+    no tree to list: its files are caught by name, not by inode. ``home_secret``
+    narrows a home secret's tree to its secret paths (an agent's own tree inside
+    ``~/.aws`` is not a secret); None: every file of the tree is one.
     """
     roots: dict[tuple[str, str, tuple[str, ...]], SecretRoot] = {}
 
@@ -167,7 +170,7 @@ def secret_roots(home_secrets: Iterable[str], never_targets: dict[str, list[Targ
                 homes.setdefault(target.location.label, target.location)
     for location in homes.values():
         for glob in home_secrets:
-            add(location, split_segments(glob), None)
+            add(location, split_segments(glob), home_secret)
     if system_base is not None:
         system = Location(label="system", base=system_base, kind="system", anchor=None)
         for path in SYSTEM_SECRETS:

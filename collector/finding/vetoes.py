@@ -33,6 +33,12 @@ HOME_SECRETS = (
     ".local/share/keyrings/**", ".mozilla/**", ".config/google-chrome/**", ".config/chromium/**",
     "Library/Keychains/**", "Library/Cookies/**",
 )
+# An agent's own tree inside a home secret's tree, fixed here and never taken from a catalog root (an
+# environment variable can move a root): the AWS command-line agent's agents, prompts and MCP file in
+# ~/.aws/amazonq. Only these paths are taken out of the veto; every other file under ~/.aws (credentials,
+# config, sso/ and cli/ caches) stays never collected, and a hard link in this tree to a secret is still
+# refused by inode.
+HOME_SECRET_EXCEPTIONS = (".aws/amazonq/**",)
 
 
 class Vetoes:
@@ -43,8 +49,10 @@ class Vetoes:
         self._patterns = {label: _compile_never(targets) for label, targets in never_targets.items()}
         self._home_labels = home_labels
         self._home_secrets = _compile_globs([split_segments(glob) for glob in HOME_SECRETS])
+        self._home_exceptions = _compile_globs([split_segments(glob) for glob in HOME_SECRET_EXCEPTIONS])
         matchers = {label: pattern.match for label, pattern in self._patterns.items() if pattern is not None}
-        self.inodes = SecretInodes(credential_inodes, secret_roots(HOME_SECRETS, never_targets, matchers, system_base))
+        self.inodes = SecretInodes(credential_inodes, secret_roots(HOME_SECRETS, never_targets, matchers, system_base,
+                                                                   home_secret=self.is_home_secret))
 
     def reason(self, match: Match) -> str | None:
         """Why this match is never collected, or None."""
@@ -53,9 +61,13 @@ class Vetoes:
         pattern = self._patterns.get(label)
         if match.target.never or (pattern is not None and pattern.match(path)):
             return "credential store: catalogued, never opened"
-        if label in self._home_labels and self._home_secrets.match(path):
+        if label in self._home_labels and self.is_home_secret(path):
             return "a secret of the home that belongs to no agent (docs/catalog.md): never opened"
         return inode_veto(self.inodes, match.meta)
+
+    def is_home_secret(self, path: str) -> bool:
+        """True when a home-relative path is one of the home's own secrets (HOME_SECRETS, less the exceptions)."""
+        return self._home_secrets.match(path) is not None and self._home_exceptions.match(path) is None
 
 
 def inode_veto(inodes: SecretInodes, meta: Meta | None) -> str | None:
