@@ -27,7 +27,8 @@ def moved_to_the_future(home: Path) -> int:
     """Rewrite every text file's ISO dates 20YY -> 23YY in place; the number of dates moved."""
     moved = 0
     for path in home.rglob("*"):
-        if path.is_file() and not path.is_symlink() and not path.name.endswith(BINARY_SUFFIXES):
+        if (path.is_file() and not path.is_symlink() and not path.name.endswith(BINARY_SUFFIXES)
+                and not (path.parent / "CURRENT").is_file()):  # a LevelDB directory's files are checksummed
             data = path.read_bytes()
             if data.startswith(b"SQLite format 3"):
                 continue

@@ -16,6 +16,9 @@ import json
 import re
 
 from aitrail.analyzer.view.context import ParseContext
+from aitrail.analyzer.view.rows import ns_from_iso, ns_from_ms, ns_from_seconds
+
+EPOCH_MS_FROM = 1e11  # an epoch number at or over this is milliseconds (1973 on); under it, seconds (to year 5138)
 
 
 def file_mtime(ctx: ParseContext) -> dict:
@@ -104,3 +107,23 @@ def _without_credentials(value, depth: int = 0):
     if isinstance(value, list):
         return [_without_credentials(item, depth + 1) for item in value]
     return value
+
+
+def epoch_ns(value, numeric_text: bool = False) -> int | None:
+    """An ISO 8601 text with its zone, or an epoch number read by its size (seconds under 1e11, else ms); else None.
+
+    For stores that write one field in several units across versions (Grok,
+    Kiro, Augment, Trae). ``numeric_text``: a text of digits is a number too.
+    A text without a zone is not a time here.
+    """
+    if isinstance(value, str):
+        moment = ns_from_iso(value)
+        if moment is not None or not numeric_text:
+            return moment
+        try:
+            value = float(value)
+        except ValueError:
+            return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return ns_from_seconds(value) if value < EPOCH_MS_FROM else ns_from_ms(value)

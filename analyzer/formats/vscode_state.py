@@ -23,8 +23,9 @@ from collections.abc import Generator, Iterable, Iterator
 from dataclasses import dataclass
 
 from aitrail.analyzer.formats.cline_tasks import task_row_text
-from aitrail.analyzer.formats.idioms import file_mtime, setting_value
-from aitrail.analyzer.formats.text import bad_file, bad_record
+from aitrail.analyzer.formats.idioms import file_mtime, pointer, setting_value
+from aitrail.analyzer.formats.jsonc import load_jsonc
+from aitrail.analyzer.formats.text import bad_file, bad_record, json_document
 from aitrail.analyzer.view import sqlite_safe
 from aitrail.analyzer.view.bundle import Source
 from aitrail.analyzer.view.context import ParseContext
@@ -170,3 +171,19 @@ def task_workspaces(ctx: ParseContext, extension_row: str, store: str = "global_
         return found
 
     return ctx.cached(("task-workspaces", extension_row, store), load)
+
+
+def editor_setting_rows(ctx: ParseContext, keys: Iterable[str]) -> Iterator[Draft]:
+    """An editor's ``User/settings.json`` (JSONC): a ``permission setting:`` row per key of ``keys`` present.
+
+    Only the keys named are read (an extension's allowed and denied command
+    lists); the rest of the user's settings never reach a row. At the file's mtime.
+    """
+    document, problem = json_document(ctx.data, "settings.json", dict, loads=load_jsonc)
+    if problem is not None:
+        yield problem
+        return
+    for key in keys:
+        if key in document:
+            yield Draft("system", f"permission setting: {key}={setting_value(document[key])} (from settings.json, "
+                                  "file mtime)", pointer(key), **file_mtime(ctx))

@@ -20,7 +20,10 @@ PACKAGES = ("pearai", "claude_code", "codex", "gemini_cli", "pi", "vscode_copilo
             "cursor_ide", "cursor_cli", "opencode", "roo_code", "grok",
             # issue 32: terminal agents
             "copilot_cli", "amp", "aider", "goose", "qwen_code", "openclaw", "crush", "openhands", "kimi_cli",
-            "factory_droid", "hermes", "kilo_cli", "codebuff", "mistral_vibe", "auggie", "qoder_cli")
+            "factory_droid", "hermes", "kilo_cli", "codebuff", "mistral_vibe", "auggie", "qoder_cli",
+            # issue 33: desktop apps and IDE agents
+            "claude_desktop", "chatgpt_desktop", "windsurf", "antigravity", "kiro", "kilo_code", "zed", "jetbrains_ai",
+            "amazon_q", "void", "trae", "augment", "warp")
 # parser-id prefix of a package whose name is not its agent id (registry.id_prefix)
 _PREFIX_OF = {"continue_": "continue"}
 

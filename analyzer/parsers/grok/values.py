@@ -5,10 +5,11 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Iterator
 
+from aitrail.analyzer.formats.idioms import epoch_ns
 from aitrail.analyzer.formats.json_values import as_text, compact  # noqa: F401 (this package's names)
 from aitrail.analyzer.formats.text import image_placeholder, is_image_block, json_document
 from aitrail.analyzer.view.context import ParseContext
-from aitrail.analyzer.view.rows import Draft, ns_from_iso, ns_from_ms, ns_from_seconds
+from aitrail.analyzer.view.rows import Draft
 
 DocumentRows = Callable[[ParseContext, dict], Iterator[Draft]]
 
@@ -47,19 +48,9 @@ def any_time(value) -> int | None:
     """An ISO string with a zone, or a Unix time in ms or seconds (by magnitude); None otherwise.
 
     Grok Build's summary.json and sub-agent times are observed only as field
-    names, so each written form is accepted; a number over 1e11 is read as ms.
+    names, so each written form is accepted (formats/idioms.epoch_ns).
     """
-    if isinstance(value, str):
-        moment = ns_from_iso(value)
-        if moment is not None:
-            return moment
-        try:
-            value = float(value)
-        except ValueError:
-            return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    return ns_from_ms(value) if value > 1e11 else ns_from_seconds(value)
+    return epoch_ns(value, numeric_text=True)
 
 
 def json_file(what: str) -> Callable[[DocumentRows], Callable[[ParseContext], Iterator[Draft]]]:

@@ -12,10 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from aitrail.analyzer.formats.idioms import file_mtime, pointer, setting_value
-from aitrail.analyzer.formats.jsonc import load_jsonc
-from aitrail.analyzer.formats.mcp_settings import read_mcp_settings
-from aitrail.analyzer.formats.text import json_document
+from aitrail.analyzer.formats.mcp_settings import setting_rows
+from aitrail.analyzer.formats.vscode_state import editor_setting_rows
 from aitrail.analyzer.view.context import ParseContext
 from aitrail.analyzer.view.rows import Draft
 
@@ -24,21 +22,9 @@ COMMAND_KEYS = ("roo-cline.allowedCommands", "roo-cline.deniedCommands")
 
 def parse_user_settings(ctx: ParseContext) -> Iterator[Draft]:
     """settings.json: a ``permission setting:`` row per Roo command list present, at the file's mtime."""
-    document, problem = json_document(ctx.data, "settings.json", dict, loads=load_jsonc)
-    if problem is not None:
-        yield problem
-        return
-    for key in COMMAND_KEYS:
-        if key in document:
-            yield Draft("system", f"permission setting: {key}={setting_value(document[key])} (from settings.json, "
-                                  "file mtime)", pointer(key), **file_mtime(ctx))
+    return editor_setting_rows(ctx, COMMAND_KEYS)
 
 
 def parse_mcp_settings(ctx: ParseContext) -> Iterator[Draft]:
     """mcp_settings.json: per server a row describing it, then its alwaysAllow, disabled and disabledTools rows."""
-    servers, problems = read_mcp_settings(ctx.data)
-    yield from problems
-    for server in servers:
-        for setting in server.settings:
-            yield Draft("system", f"permission setting: {setting.assignment} (from {ctx.source.name}, file mtime)",
-                        setting.locator, **file_mtime(ctx))
+    return setting_rows(ctx, ctx.source.name)
