@@ -76,6 +76,9 @@ class Findings:
         elif tool in tools.READ_TOOLS:
             for path, action in tools.file_actions(text, "read") or [("", "read")]:
                 self._file(number, path, action, key)
+        elif tool in tools.DELETE_TOOLS:
+            for path, action in tools.file_actions(text, "deleted") or [("", "deleted")]:
+                self._file(number, path, action, key)
         elif tool in tools.FETCH_TOOLS or tool in tools.SEARCH_TOOLS:
             kind = "fetch" if tool in tools.FETCH_TOOLS else "search"
             self._note("network", [number, kind, tools.target_of(text)], key=key)

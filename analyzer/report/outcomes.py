@@ -57,6 +57,8 @@ USER_DENIAL_STARTS = (
     "[tool error] Tool execution denied by user: ",  # Auggie (page)
     "error: User denied permission", "error: Permission denied",  # Crush (page; the second before 2025-11)
     "User rejected tool use.",  # Qoder CLI (page)
+    "[tool error] Tool use was cancelled by the user",  # Amazon Q, Kiro (amazon-q conversation-rewrites)
+    "Tool call was rejected by the user.",  # Void (page; void thread-wal)
 )
 USER_DENIAL_FRAGMENTS = (
     "User denied execution.",  # Gemini CLI: error: [Operation Cancelled] Reason: User denied execution. (page)
@@ -74,19 +76,27 @@ FAILURE_STARTS = (
     "<system>ERROR: ",  # Kimi CLI (page)
     "<tool_error>",  # Mistral Vibe (page)
     "[An error occurred during execution.]",  # OpenHands (page)
+    "invalid params: ",  # Void (page)
+    "[status ERROR]", "[status CANCELED]",  # Antigravity, a step not DONE (page; antigravity gen2-cli)
 )
 FAILURE_EXACT = ("failed",)  # VS Code hook transcripts `succeeded` / `failed` (page)
+FAILURE_LAST_LINE_ENDS = ("(status FAILED)",)  # JetBrains AI, a block not COMPLETED (page)
 
 # Exit codes, on the first line, the last line, or in a JSON result.
 EXIT_FIRST_LINE = (re.compile(r"Exit code: (-?\d{1,10})\s*$"),  # Codex shell_command output (codex damaged)
                    re.compile(r"(?:error: )?Command exited with code (-?\d{1,10})\b"),  # Gemini (legacy-hash-folder)
-                   re.compile(r"<system>ERROR: Command failed with exit code: (-?\d{1,10})\."))  # Kimi CLI (page)
+                   re.compile(r"<system>ERROR: Command failed with exit code: (-?\d{1,10})\."),  # Kimi CLI (page)
+                   # Zed's terminal tool (zed threads-db): [tool error] Command "cargo test" failed with exit code 101.
+                   re.compile(r"\[tool error\] Command .{0,4000}? failed with exit code (-?\d{1,10})\.\s*$"))
 EXIT_LAST_LINE = re.compile(r"\[exit code (-?\d{1,10})[,\]:]"  # pi bashExecution, OpenHands (pages)
                             r"|<exited with exit code (-?\d{1,10})>"  # Copilot CLI (page)
                             r"|\(Command exited with code (-?\d{1,10})\)"  # OpenClaw (page)
                             r"|^Exit code (-?\d{1,10})$")  # Crush (page)
 METADATA_LINE = "metadata: "  # Codex: output's last line `metadata: {"exit_code":N,...}` (page; codex untagged-v1)
-EXIT_KEYS = ("exit_code", "exitCode")  # Codex metadata; Cursor IDE JSON result (cursor-ide damaged-bubble)
+EXIT_KEYS = ("exit_code", "exitCode",  # Codex metadata; Cursor IDE JSON result (cursor-ide damaged-bubble)
+             "exit_status")  # Amazon Q and Kiro execute_bash, a string of digits (amazon-q conversation-rewrites)
+_CODE_TEXT = re.compile(r"-?[0-9]{1,10}")
+JSON_AFTER = ("[tool error] ",)  # Amazon Q and Kiro: an error result is the same JSON object after this
 
 DECISION_PREFIX = "permission decision: "
 DECISION_RULE_STARTS = ("denied by a permission rule",  # OpenCode, Copilot CLI, Hermes, Kilo CLI (pages)
@@ -113,7 +123,8 @@ def read_result(text: str) -> tuple[int, int | None]:
     code = exit_code(head if len(text) <= HEAD_MAX else text)
     if code is not None:
         return flags | (FAILED if code else 0), code
-    if head.startswith(FAILURE_STARTS) or head.strip() in FAILURE_EXACT or _roo_status(head) == "error":
+    if (head.startswith(FAILURE_STARTS) or head.strip() in FAILURE_EXACT or _roo_status(head) == "error"
+            or text[-LINE_MAX:].rstrip().endswith(FAILURE_LAST_LINE_ENDS)):
         flags |= FAILED
     return flags, None
 
@@ -146,8 +157,12 @@ def exit_code(text: str) -> int | None:
         return int(next(group for group in match.groups() if group is not None))
     if last.startswith(METADATA_LINE):
         return _exit_in_json(last[len(METADATA_LINE):])
-    if len(text) <= JSON_MAX and text.lstrip().startswith("{"):
-        return _exit_in_json(text)
+    body = text.lstrip()
+    for prefix in JSON_AFTER:
+        if body.startswith(prefix):
+            body = body[len(prefix):]
+    if len(body) <= JSON_MAX and body.startswith("{"):
+        return _exit_in_json(body)
     return None
 
 
@@ -162,6 +177,8 @@ def _exit_in_json(text: str) -> int | None:
         code = value.get(key)
         if isinstance(code, int) and not isinstance(code, bool):
             return code
+        if isinstance(code, str) and _CODE_TEXT.fullmatch(code):
+            return int(code)
     return None
 
 

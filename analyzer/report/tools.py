@@ -32,6 +32,11 @@ SHELL_TOOLS = frozenset({
     "exec",  # OpenClaw
     "launch-process",  # Auggie
     "Execute",  # Factory Droid
+    # issue 33 agents (their pages and goldens): run_shell_command above serves Warp, terminal Zed and JetBrains AI,
+    # execute_command Kilo Code, launch-process Augment, Bash Claude Desktop
+    "execute_bash", "execute_cmd",  # Amazon Q, Kiro (amazon-q conversation-rewrites, kiro cli-session)
+    "run_command",  # Void, Antigravity (void thread-wal, antigravity gen2-cli)
+    "run_persistent_command",  # Void (page)
 })
 
 # Tools that create, write or edit a file.
@@ -51,6 +56,13 @@ WRITE_TOOLS = frozenset({
     "create", "str_replace_editor", "create_file", "patch", "WriteFile", "StrReplaceFile", "notebook_edit",
     "str-replace-editor", "save-file", "multiedit", "Create", "ApplyPatch", "str_replace",
     "lsp_replace_symbol", "lsp_rename",  # Crush (page; edit, multiedit and write above too)
+    # issue 33 agents (pages and goldens): edit_file serves Zed, Void and Antigravity, write_to_file and apply_diff
+    # Kilo Code, str-replace-editor and save-file Augment
+    "fs_write",  # Amazon Q, Kiro (amazon-q conversation-rewrites)
+    "rewrite_file", "create_file_or_folder",  # Void (void thread-wal)
+    "streaming_edit_file", "create_directory", "move_path", "copy_path", "save_file",  # Zed (page)
+    "file_changes",  # JetBrains AI FileChangesBlock (jetbrains-ai agent-events)
+    "search_replace", "fast_edit_file",  # Kilo Code (page)
 })
 
 # Tools that read a file (search and directory listings are not file reads).
@@ -65,10 +77,20 @@ READ_TOOLS = frozenset({
     # issue 32 agents (pages and goldens): Copilot CLI and Auggie `view`, Kimi CLI, Codebuff (read and Read above
     # serve Mistral Vibe, OpenClaw, Kilo CLI, Amp and Factory Droid too)
     "view", "ReadFile", "ReadMediaFile", "read_files",
+    # issue 33 agents (pages and goldens): read_file serves Kilo Code, Void and Zed, view Augment
+    "fs_read",  # Amazon Q, Kiro (amazon-q conversation-rewrites)
+    "view_file",  # Antigravity (antigravity gen2-cli)
+    "view_files",  # JetBrains AI ViewFilesBlock (jetbrains-ai agent-events)
 })
 
-# Rows that record a file the agent deleted: (prefix, where the path ends). No delete tool is named on any
-# agent's page or in any golden, so deletions come from these rows, patch headers and `rm` in shell commands.
+# Tools that delete a file; deletions also come from the rows below, patch headers and `rm` in shell commands.
+DELETE_TOOLS = frozenset({
+    "delete_file",  # Kilo Code (kilo-code task-history)
+    "delete_path",  # Zed (zed threads-db)
+    "delete_file_or_folder",  # Void (page)
+    "remove-files",  # Augment (page)
+})
+# Rows that record a file the agent deleted: (prefix, where the path ends).
 DELETE_ROW_PREFIXES = ("file deleted by the agent: ",)  # Cursor CLI ai_deleted_files (page; cursor-cli ai-tracking)
 
 # Tools that fetch a URL, and tools that search the web; their target is one of TARGET_KEYS.
@@ -101,6 +123,7 @@ SUBAGENT_TOOLS = frozenset({
     # Task above serve Copilot CLI, Amp, OpenHands, Mistral Vibe, Kilo CLI and Factory Droid; Agent Kimi CLI)
     "oracle", "librarian", "finder", "delegate_task", "delegate", "agent", "sessions_spawn",
     "spawn_agents", "spawn_agents_async", "spawn_agent_inline",  # (agent: Crush too; Agent: Qoder CLI)
+    "subagent",  # Zed (page; spawn_agent above too), new_task above serves Kilo Code, delegate Amazon Q and Kiro
 })
 DESCRIPTION_KEYS = ("description", "task", "message", "prompt")
 PROMPT_KEYS = ("prompt", "message", "task")  # what the sub-agent was told: the same text as its prompt row
@@ -118,6 +141,10 @@ SUBAGENT_START_MARKERS = (("session start: ", " thread_source=subagent"),)  # Co
 # mcp__github__get_file_contents), `mcp__<server>.<tool>` (Codex page: `namespace.name`; codex newer-additions
 # mcp__github.create_issue), and a call tool whose arguments name both (Cline use_mcp_tool: cline xml-era).
 MCP_PREFIX = "mcp__"
+# Other agents' spellings of `<server>` and `<tool>` in one name (their pages): Kilo Code `mcp--<server>--<tool>`
+# (kilo-code task-history), Amazon Q and Kiro `@<server>/<tool>` (amazon-q conversation-rewrites), Zed
+# `mcp:<server>:<tool>` (page: tool permissions).
+MCP_NAMES = (("mcp--", "--"), ("@", "/"), ("mcp:", ":"))
 MCP_CALL_TOOLS = frozenset({"use_mcp_tool"})
 MCP_SERVER_KEYS, MCP_TOOL_KEYS = ("server_name",), ("tool_name",)
 # MCP servers configured, from settings rows: `mcpServers[<name>]...` (Cline, Roo Code pages) and
@@ -148,15 +175,21 @@ TITLE_ROWS = {
     "kilo-cli": (("session metadata: ", "paren"),), "factory-droid": (("session metadata: ", "paren"),),
     "codebuff": (("session: ", "paren"),), "crush": (("session metadata: ", "paren"),),
     "qoder-cli": (("title: ", "paren"),),
+    # issue 33 agents (their pages)
+    "claude-desktop": (("session: ", "paren"),), "kiro": (("session: ", "paren"),), "trae": (("session: ", "paren"),),
+    "zed": (("session: ", "paren"),), "jetbrains-ai": (("session: ", "paren"), ("title: ", "none")),
+    "windsurf": (("session: ", "paren"),), "antigravity": (("session: ", "paren"),), "warp": (("session: ", "paren"),),
+    "chatgpt-desktop": (("title: ", "none"),),
 }
-UNTITLED = frozenset({"(untitled)"})  # cursor-ide legacy-chat-panel: a tab without a title
+# cursor-ide legacy-chat-panel and antigravity damaged: a session without a title; warp first-ai-schema: none recorded
+UNTITLED = frozenset({"(untitled)", "(no title recorded)"})
 TITLE_MAX = 120
 
 # Token counts: `tokens generated: model=<m> <key>=<n> ...` (docs/timeline.md; Codex, OpenCode, Grok, Continue and
 # PearAI pages name their keys) and task-list rows `... | tokensIn=<n> tokensOut=<n>` (Cline, Roo Code pages).
 TOKEN_PREFIX = "tokens generated: "
-INPUT_KEYS = ("input_tokens", "input", "promptTokens")
-OUTPUT_KEYS = ("output_tokens", "output", "generatedTokens")
+INPUT_KEYS = ("input_tokens", "input", "promptTokens", "input_token_count", "inputTokens")  # Kiro, JetBrains AI
+OUTPUT_KEYS = ("output_tokens", "output", "generatedTokens", "output_token_count", "outputTokens")
 TASK_TOKENS = re.compile(r" \| tokensIn=(\d{1,15}) tokensOut=(\d{1,15})")
 TASK_MODEL = re.compile(r" modelId=(\S{1,200})")
 
@@ -171,7 +204,16 @@ CONVERSATION_TURNS = frozenset({"user", "assistant", "tool_use", "tool_result", 
 COMMAND_KEYS = ("command", "cmd", "commandLine", "script")
 COMMAND_LIST_KEYS = ("commands",)  # several commands, one a line (cline sdk run_commands)
 PATH_KEYS = ("file_path", "filePath", "absolute_path", "path", "notebook_path", "target_file", "filename",
-             "filepath")  # filepath: Continue (continue cn-session, dev-data)
+             "filepath",  # filepath: Continue (continue cn-session, dev-data)
+             "uri")  # Void: a file URI given as its path (page; void threads-wal)
+OPERATION_LIST_KEYS = ("operations",)  # Amazon Q and Kiro fs_read: {"operations": [{"mode", "path"}, ...]} (kiro)
+# Call texts a parser writes as a list of files (JetBrains AI: `view files: a, b`, `change files: a, b (deleted)`,
+# jetbrains-ai ai-assistant), each file ", "-separated, a deletion marked after its path.
+FILE_LIST_PREFIXES = ("view files: ", "change files: ")
+FILE_LIST_DELETED = " (deleted)"
+# A note a parser puts after a coalesced call's command (JetBrains AI, page: `(N updates of step S; the last is
+# shown)`): not part of the command.
+COMMAND_NOTE = re.compile(r" \(\d{1,10} updates of step [^()\n]{0,200}; the last is shown\)\Z")
 
 # Markers some agents put first on a row's text (docs/timeline.md, agent prefixes): a stream cut before it completed
 # (PearAI, Cline, Roo Code `partial:`), a message hidden from the model (Roo Code `condensed:`, `truncated:`). The
@@ -187,6 +229,7 @@ _PATCH_FILE = re.compile(r"^\*\*\* (Add|Update|Delete) File: (.+)$", re.MULTILIN
 _PATCH_ACTIONS = {"Add": "written", "Update": "written", "Delete": "deleted"}
 ARGUMENT_SCAN_MAX = 1 << 20  # a call's text beyond this is not decoded for its arguments (bounded work)
 TARGET_MAX = 500  # characters of a network target or description kept in the page data
+LIST_PATHS_MAX = 1000  # files read from one call's list of files
 
 
 def unmarked(text: str) -> str:
@@ -241,7 +284,10 @@ def command_of(text: str) -> str:
         if found:
             return found
     found = tag_text(text[:ARGUMENT_SCAN_MAX], "command")
-    return text if found is None else found
+    if found is not None:
+        return found
+    note = COMMAND_NOTE.search(text, max(0, len(text) - 300))
+    return text if note is None else text[:note.start()]
 
 
 def paths_of(text: str) -> list[str]:
@@ -254,13 +300,38 @@ def file_actions(text: str, action: str = "written") -> list[tuple[str, str]]:
     values = arguments(text)
     if values is not None:
         found = _first_text(values, PATH_KEYS)
-        return [(found, action)] if found else []
+        return [(found, action)] if found else _operation_paths(values, action)
+    for prefix in FILE_LIST_PREFIXES:
+        if text.startswith(prefix):
+            return _listed_files(first_line(text[len(prefix):], ARGUMENT_SCAN_MAX), action)
     head = text[:ARGUMENT_SCAN_MAX]
     patched = _PATCH_FILE.findall(head)
     if patched:
         return [(path.strip(), _PATCH_ACTIONS[verb]) for verb, path in patched]
     found = tag_text(head, "path")
     return [] if found is None else [(found, action)]
+
+
+def _operation_paths(values: dict, action: str) -> list[tuple[str, str]]:
+    found = []
+    for key in OPERATION_LIST_KEYS:
+        operations = values.get(key)
+        if isinstance(operations, list):
+            for operation in operations[:LIST_PATHS_MAX]:
+                path = _first_text(operation, PATH_KEYS) if isinstance(operation, dict) else None
+                if path:
+                    found.append((path, action))
+    return found
+
+
+def _listed_files(line: str, action: str) -> list[tuple[str, str]]:
+    found = []
+    for item in line.split(", ")[:LIST_PATHS_MAX]:
+        if item.endswith(FILE_LIST_DELETED):
+            found.append((item[:-len(FILE_LIST_DELETED)], "deleted"))
+        elif item:
+            found.append((item, action))
+    return found
 
 
 def patch_actions(text: str) -> list[tuple[str, str]]:
@@ -315,6 +386,10 @@ def mcp_call(tool: str, text: str) -> tuple[str, str] | None:
         if not dot:
             server, _, name = rest.partition("__")  # Claude Code: mcp__<server>__<tool>
         return server, name
+    for prefix, separator in MCP_NAMES:
+        server, found, name = tool[len(prefix):].partition(separator) if tool.startswith(prefix) else ("", "", "")
+        if found and server and name:
+            return server, name
     if tool in MCP_CALL_TOOLS:
         values = arguments(text)
         if values is not None:

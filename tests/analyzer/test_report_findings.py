@@ -559,3 +559,87 @@ def test_crush_exit_code_and_hook_block_and_qoder_refusal_are_read():
     assert outcomes.settle(outcomes.read_decision("permission decision: blocked by a PreToolUse hook (not asked): x")) \
         == "blocked by rule"
     assert outcomes.settle(outcomes.read_result("User rejected tool use.")[0]) == "denied by user"
+
+
+@pytest.mark.parametrize("text, outcome, code", [
+    ('{"exit_status":"1","stdout":"2 failed, 40 passed\\n","stderr":""}', "failed", 1),  # Amazon Q, Kiro
+    ('[tool error] {"exit_status":"2","stdout":"","stderr":"no tests"}', "failed", 2),  # Kiro, an error result
+    ('{"exit_status":"0","stdout":"ok","stderr":""}', "ran", 0),
+    ('{"exit_status":"--1"}', "ran", None),  # not a number: no exit code invented
+    ("[tool error] Tool use was cancelled by the user", "denied by user", None),  # Amazon Q, Kiro
+    ("Tool call was rejected by the user.", "denied by user", None),  # Void
+    ("invalid params: Invalid parameters: command must be a string.", "failed", None),  # Void
+    ('[tool error] Command "cargo test" failed with exit code 101.\ntest totals ... FAILED', "failed", 101),  # Zed
+    ("[status ERROR] pytest: 1 failed, 4 passed (exit code 1)", "failed", None),  # Antigravity
+    ("[status CANCELED]", "failed", None),  # Antigravity: a step that did not finish did not run as asked
+    ("FAILURES! Tests: 4, Assertions: 9, Failures: 1.\n(status FAILED)", "failed", None),  # JetBrains AI
+    ("kill: (4242) - Operation not permitted\n[exit code 1]", "failed", 1),  # Warp
+])
+def test_the_issue_33_agents_outcome_texts_are_read(text, outcome, code):
+    flags, exit_code = outcomes.read_result(text)
+    assert (outcomes.settle(flags), exit_code) == (outcome, code)
+
+
+@pytest.mark.parametrize("tool, server, name", [
+    ("mcp--github--get_issue", "github", "get_issue"),  # Kilo Code
+    ("@github/get_issue", "github", "get_issue"),  # Amazon Q, Kiro
+    ("mcp:github:create_issue", "github", "create_issue"),  # Zed
+])
+def test_the_issue_33_agents_mcp_tool_names_are_read(tool, server, name):
+    assert tools.mcp_call(tool, "{}") == (server, name)
+    assert tools.mcp_call("@", "{}") is None and tools.mcp_call("mcp----x", "{}") is None
+
+
+def test_amazon_q_refusals_mcp_call_and_an_exit_status_in_an_error(tmp_path):
+    digest = _digest(tmp_path, "amazon-q/compaction-transcript")
+    commands = _commands(digest)
+    assert commands["mv picklist.py pick_list.py"][3] == "denied by user"
+    assert commands["git mv picklist.py pick_list.py && pnpm test"][3:] == ["failed", 1]
+    assert commands["npm i -g pnpm"][3] == "denied by user"
+    assert [entry[1:] for entry in digest.mcp_calls] == [["github", "get_issue"]]
+
+
+def test_zed_exit_code_deleted_path_fetch_and_titles(tmp_path):
+    digest = _digest(tmp_path, "zed/threads-current", "zed/threads-generations")
+    assert _commands(digest)["cargo test"][3:] == ["failed", 101]
+    files = [entry[1:] for entry in digest.files]
+    assert ["ledger/src/old_totals.rs", "deleted"] in files and ["src/header.rs", "read"] in files
+    assert ["fetch", "https://docs.rs/toml"] in [entry[1:] for entry in digest.network]
+    assert "Fix rounding in totals" in {session.title for session in digest.sessions}
+
+
+def test_kilo_code_mcp_call_and_a_refusal(tmp_path):
+    digest = _digest(tmp_path, "kilo-code/native-task")
+    assert ["github", "get_issue"] in [entry[1:] for entry in digest.mcp_calls]
+    refused = _digest(tmp_path / "xml", "kilo-code/xml-custom-storage")
+    assert _commands(refused)["npm test"][3] == "denied by user"
+
+
+def test_void_uris_are_paths_and_a_rejection_is_the_users(tmp_path):
+    digest = _digest(tmp_path, "void/threads-wal")
+    assert _commands(digest)["rm -rf build dist ~/.cache"][3] == "denied by user"
+    files = [entry[1:] for entry in digest.files]
+    assert ["/home/jo/app/.env", "read"] in files and ["/home/jo/app/src/utils.ts", "written"] in files
+
+
+def test_jetbrains_file_lists_and_a_coalesced_command(tmp_path):
+    digest = _digest(tmp_path, "jetbrains-ai/ai-assistant")
+    assert "./vendor/bin/phpunit tests/CsvParserTest.php" in _commands(digest)  # the `(N updates ...)` note cut
+    files = [entry[1:] for entry in digest.files]
+    assert ["tests/CsvParserTest.php", "read"] in files and ["src/CsvParser.php", "written"] in files
+    assert ["src/OldCsv.php", "deleted"] in files
+    assert "Fix the failing CsvParserTest" in {session.title for session in digest.sessions}
+
+
+def test_kiro_reads_name_their_operations_and_tokens_are_summed(tmp_path):
+    digest = _digest(tmp_path, "kiro/cli-sessions")
+    assert ["/home/lee/proj/api/server.py", "read"] in [entry[1:] for entry in digest.files]
+    assert _commands(digest)["pytest -q"][3:] == ["failed", 2]
+    assert any(model == "claude-sonnet-4.6" and given > 0 and taken > 0 for _, model, given, taken in digest.tokens)
+
+
+def test_warp_exit_codes_and_titles(tmp_path):
+    digest = _digest(tmp_path, "warp/agent-session-wal")
+    commands = _commands(digest)
+    assert commands["lsof -i :8080"][3:] == ["ran", 0] and commands["kill 4242"][3:] == ["failed", 1]
+    assert "Port 8080 busy" in {session.title for session in digest.sessions}
