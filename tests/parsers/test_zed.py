@@ -177,7 +177,7 @@ def test_an_edited_away_turn_and_a_deleted_thread_are_secondary_once_in_the_gold
     assert [row["origin"] for row in rows if row["text"] == "Store prices as floats"] == ["secondary"]
     assert [row["origin"] for row in rows if row["text"] == "Store prices as Decimal, never floats"] == ["primary"]
     assert [row["locator"] for row in rows if row["text"] == "Delete data/test.db and forget this chat"] == [
-        "wal:1/sqlite:threads:2/data/messages/0/User"]
+        "wal:0/sqlite:threads:2/data/messages/0/User"]
     assert texts.count("Write a README for the shop") == 1  # the -wal-only thread, live: primary
     deleted = [row for row in rows if row["text"].startswith("session deleted: Delete the test database")]
     assert len(deleted) == 1 and deleted[0]["timestamp_source"] == "none"
