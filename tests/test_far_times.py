@@ -42,7 +42,9 @@ def moved_to_the_future(home: Path) -> int:
 
 
 def _finding(row: list[str]) -> bool:
-    return row[8].startswith("integrity: ")
+    # an audit chain's verdict (a verified chain, a break at line N, or none verifying) rests on the bytes this
+    # test rewrites: moved dates break every HMAC, so the verdict row is a finding like the time comparisons
+    return row[8].startswith(("integrity: ", "audit chain: "))
 
 
 @pytest.mark.parametrize("number", range(len(ROUNDS)))

@@ -31,7 +31,7 @@ import io
 import os
 import tarfile
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import zstandard
 
@@ -137,6 +137,7 @@ class RootTree:
         self.tar = tar
         self.directories: set[tuple[bytes, ...]] = set()
         self.leaves: set[tuple[bytes, ...]] = set()
+        self.links: dict[tuple[bytes, ...], bytes] = {}
         self.directory(())
 
     @staticmethod
@@ -170,6 +171,31 @@ class RootTree:
         info.name = self.name(parts)
         self.tar.addfile(info, data)
         self.leaves.add(parts)
+        if info.type == tarfile.SYMTYPE:
+            self.links[parts] = info.linkname.encode("utf-8", "surrogateescape")
+
+    def through_links(self, parts: tuple[bytes, ...]) -> tuple[bytes, ...]:
+        """``parts`` with each parent that is a collected link replaced by its target inside the tree.
+
+        A macOS image holds ``var -> private/var``: a file made at ``var/db/...`` belongs at
+        ``private/var/db/...``, where dissect finds it through the link. The walk is lexical (a target's
+        ``..`` never climbs above [root], as the root of an image cannot be left) and stops after 16 links.
+        """
+        for _ in range(16):
+            for length in range(1, len(parts)):
+                target = self.links.get(parts[:length])
+                if target is not None:
+                    base = [] if target.startswith(b"/") else list(parts[:length - 1])
+                    for part in target.split(b"/"):
+                        if part == b"..":
+                            base = base[:-1]
+                        elif part not in (b"", b"."):
+                            base.append(part)
+                    parts = (*base, *parts[length:])
+                    break
+            else:
+                return parts
+        return parts
 
 
 def entry_info(record: dict, kind: bytes, size: int = 0) -> tarfile.TarInfo:
@@ -249,15 +275,19 @@ class DissectWriter:
         subject = subject_of(collection, self.owners)
         self.report.subject = subject
         for made in system_files(subject):
-            why = self.add_made(made)
+            parts = self.tree.through_links(tuple(made.path.encode().split(b"/")))
+            why = self.add_made(made, parts)
             if why:
                 self.report.not_made.append(f"{made.path}: {why}")
+            elif parts != tuple(made.path.encode().split(b"/")):
+                at = b"/".join(parts).decode("utf-8", "backslashreplace")
+                note = f"{made.made_from}; made for {made.path}, a path through a collected link"
+                self.report.made.append(replace(made, path=at, made_from=note))
             else:
                 self.report.made.append(made)
 
-    def add_made(self, made: SystemFile) -> str | None:
-        """Write one made entry; why it was not written (its path is the bundle's), or None."""
-        parts = tuple(made.path.encode().split(b"/"))
+    def add_made(self, made: SystemFile, parts: tuple[bytes, ...]) -> str | None:
+        """Write one made entry at ``parts``; why it was not written (its path is the bundle's), or None."""
         if made.data is None and parts in self.tree.directories:
             return None  # the collected files' folders made it already
         if parts in self.tree.leaves:

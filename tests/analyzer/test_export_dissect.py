@@ -25,6 +25,7 @@ import pytest
 from click.testing import CliRunner
 from dissect.target import Target
 
+from aitrail.analyzer.outputs.dissect import RootTree
 from aitrail.collector.bundle.reader import BundleReader
 from aitrail.collector.cli import main
 from tests.analyzer.test_outputs import forged_records
@@ -184,6 +185,11 @@ def test_a_macos_image_opens_as_macos_with_its_host_name_and_users(tmp_path: Pat
     assert mac.hostname == "Alice’s MacBook Pro"  # the name the collector recorded (ComputerName)
     assert {user.name: str(user.home) for user in mac.users()} == {"alice": "/Users/alice", "root": "/private/var/root"}
     assert mac.fs.path("/Users/alice/.claude/settings.json").exists()
+    # the image's var -> private/var link is collected (a catalog path runs under /var): the users' plists are
+    # made behind it, where a Mac has them, and the README says for which path
+    assert mac.fs.path("/var").is_symlink()
+    assert "private/var/db/dslocal/nodes/Default/users/alice.plist: homes: the home /Users/alice; made for " \
+           "var/db/dslocal/nodes/Default/users/alice.plist" in mac.fs.path("/aitrail-export/README.txt").read_text()
 
 
 def test_a_windows_image_opens_as_a_generic_target_with_its_files(tmp_path: Path):
@@ -194,6 +200,24 @@ def test_a_windows_image_opens_as_a_generic_target_with_its_files(tmp_path: Path
         (FIXTURES / "demo-home" / ".claude" / "settings.json").read_bytes()
     assert "dissect reads a Windows system's name, users and time zone from registry hives" in \
         win.fs.path("/aitrail-export/README.txt").read_text()
+
+
+@pytest.mark.parametrize(("link", "target", "made", "at"), [
+    ("var", "private/var", "var/db/x", "private/var/db/x"),
+    ("var", "/private/var", "var/db/x", "private/var/db/x"),  # absolute: the image's root, never the examiner's
+    ("var", "../../../../etc", "var/db/x", "etc/db/x"),  # .. stops at [root]
+    ("var", "var", "var/db/x", "var/db/x"),  # a loop ends after 16 links and is refused as a leaf's child
+])
+def test_a_made_path_through_a_collected_link_stays_below_root(tmp_path: Path, link, target, made, at):
+    with tarfile.open(tmp_path / "t.tar", "w") as tar:
+        tree = RootTree(tar)
+        info = tarfile.TarInfo()
+        info.type, info.linkname = tarfile.SYMTYPE, target
+        tree.add_file((link.encode(),), info, None)
+        resolved = tree.through_links(tuple(made.encode().split(b"/")))
+    assert b"/".join(resolved).decode() == at
+    if link == target:
+        assert tree.claimable(resolved) == "its parent var is a file or link"
 
 
 # -- a hostile bundle --------------------------------------------------------------------------------------

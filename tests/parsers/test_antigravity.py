@@ -269,5 +269,5 @@ def test_earlier_versions_of_the_summary_map_in_the_wal_are_secondary_rows_given
                       for row in summary_rows if row["text"].startswith("session:"))
     assert sessions == [("a001", "primary", "sqlite:ItemTable:3"),
                         ("b002", "primary", "sqlite:ItemTable:3"),  # the live version, 13 steps
-                        ("b002", "secondary", "wal:1"),  # its 12-step version
+                        ("b002", "secondary", "wal:0"),  # its 12-step version, in the main file
                         ("d004", "secondary", "wal:1")]  # dropped from the list by the last commit

@@ -190,7 +190,7 @@ def test_the_threads_wal_case_recovers_one_thread_from_the_wal_and_one_from_the_
     users = {(row["session_id"][-2:], row["origin"], row["store"], row["locator"].split("/")[0]) for row in rows
              if row["turn_type"] == "user"}
     assert users == {("a1", "primary", "void.global_state", "sqlite:ItemTable:1"),
-                     ("b2", "secondary", "void.global_state", "wal:1"),
+                     ("b2", "secondary", "void.global_state", "wal:0"),
                      ("c3", "secondary", "void.global_state_backup", "sqlite:ItemTable:1")}
     assert not [row for row in rows if row["text"].startswith("parser: no result")]
 

@@ -169,7 +169,7 @@ def test_earlier_versions_in_the_wal_and_the_backup_are_secondary_rows_given_onc
     sessions = sorted((row["session_id"][-5:], row["origin"], row["locator"].split("/", 1)[0])
                       for row in rows if row["text"].startswith("session:"))
     assert sessions == [
-        ("0beef", "secondary", "wal:1"),  # dropped from the list by the last commit; the backup's copy not repeated
+        ("0beef", "secondary", "wal:0"),  # in the main file; dropped by the last commit; the backup's copy not repeated
         ("0c0de", "primary", "sqlite:ItemTable:3"),  # the live version (11 steps)
         ("0c0de", "secondary", "wal:1"),  # its earlier version (7 steps)
         ("dead0", "secondary", "sqlite:ItemTable:1")]  # only in the backup
