@@ -313,7 +313,25 @@ def _parse_roots(reader: _Reader, value: Any) -> tuple[Root, ...]:
                 exclude=reader.globs(where, item.get("exclude"), "exclude"),
             )
         )
+        _check_private_twins(reader, where, roots[-1])
     return tuple(roots)
+
+
+def _check_private_twins(reader: _Reader, where: str, root: Root) -> None:
+    """A system path under tmp/ or var/ names its macOS twin under private/ (and the reverse).
+
+    On macOS /tmp and /var are links into /private: the collector never follows a link, so under
+    ``--root`` of a Mac image only the private/ path reaches the files, and live on Linux only the other.
+    """
+    if root.scope != "system":
+        return
+    paths = set(root.paths)
+    for path in root.paths:
+        head = path.split("/", 1)[0]
+        if head in ("tmp", "var") and f"private/{path}" not in paths:
+            reader.fail(where, f"'paths': {path!r} needs its macOS twin 'private/{path}' (/{head} is a link there)")
+        if head == "private" and path.split("/", 2)[1:2] in (["tmp"], ["var"]) and path[8:] not in paths:
+            reader.fail(where, f"'paths': {path!r} needs its twin {path[8:]!r} (Linux has no /private)")
 
 
 def _root_paths(reader: _Reader, where: str, item: dict) -> tuple[str, ...]:

@@ -148,6 +148,18 @@ def test_store_errors_name_file_store_and_key(store_change, message):
     assert text.startswith("x.yaml: ")
 
 
+@pytest.mark.parametrize(("paths", "missing"), [
+    (["tmp/qlog"], "'tmp/qlog' needs its macOS twin 'private/tmp/qlog'"),
+    (["var/folders/*/*/T/x"], "'var/folders/*/*/T/x' needs its macOS twin 'private/var/folders/*/*/T/x'"),
+    (["private/tmp/x"], "'private/tmp/x' needs its twin 'tmp/x'"),
+])
+def test_a_system_path_under_tmp_or_var_names_its_private_twin(paths, missing):
+    root = {"id": "r", "description": "d", "paths": paths, "scope": "system"}
+    assert missing in problems(minimal(roots=[root]))
+    parse_agent(minimal(roots=[{**root, "paths": sorted({*paths, *(
+        f"private/{path}" if not path.startswith("private/") else path[8:] for path in paths)})}]), "x.yaml")
+
+
 def test_every_problem_is_reported_not_only_the_first():
     data = minimal()
     data["stores"][0].update({"role": "chat", "format": "xml", "extra": 1})
