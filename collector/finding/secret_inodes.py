@@ -31,6 +31,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from aitrail.collector.catalog.globs import is_literal, split_segments
+from aitrail.collector.finding.descriptors import DescriptorPool
 from aitrail.collector.finding.plan import Location, Target
 from aitrail.collector.finding.walk import Tree
 from aitrail.collector.fs.backend import Backend
@@ -93,7 +94,9 @@ class SecretInodes:
 
     def _list_root(self, root: SecretRoot) -> bool:
         """List one secret tree into ``_linked``; False once the budget is spent."""
-        tree = Tree(root.location)
+        # a pool of its own: this listing can run in the middle of a capture, which holds a descriptor
+        # of the shared pool (its file's parent) that these opens must not close
+        tree = Tree(root.location, descriptors=DescriptorPool(8))
         try:
             try:
                 parent = tree.dir_fd(root.parts[:-1])

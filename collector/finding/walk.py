@@ -13,16 +13,18 @@ followed. Excluded directories are recorded and never opened.
 
 from __future__ import annotations
 
+import itertools
 import os
-from collections import OrderedDict
 from dataclasses import dataclass, field
 
+from aitrail.collector.finding.descriptors import SHARED, DescriptorPool
 from aitrail.collector.finding.plan import Location, Target
 from aitrail.collector.fs import platform
 from aitrail.collector.fs.backend import Backend
 from aitrail.collector.fs.meta import Meta, fsencode
 
 MAX_LINK_HOPS = 40
+_TREE_KEYS = itertools.count()  # a tree's key in the descriptor pool: never reused, unlike id()
 
 
 @dataclass
@@ -56,15 +58,15 @@ class WalkStats:
 class Tree:
     """Read-only view of one location, addressed by relative path tuples."""
 
-    def __init__(self, location: Location, trace: bool = False, max_open: int = 64, backend: Backend | None = None):
+    def __init__(self, location: Location, trace: bool = False, backend: Backend | None = None,
+                 descriptors: DescriptorPool | None = None):
         self.location = location
         self.backend = backend if backend is not None else platform.current()
         self.stats = WalkStats()
         self._trace = trace
-        self._fds: OrderedDict[tuple[str, ...], int] = OrderedDict()
+        self._descriptors = descriptors if descriptors is not None else SHARED  # bounded across every tree
+        self._key = next(_TREE_KEYS)
         self._listings: dict[tuple[str, ...], list[tuple[str, str]] | OSError] = {}
-        self._max_open = max_open
-        self._base_fd: int | None = None
 
     # -- descriptors ----------------------------------------------------------
 
@@ -76,11 +78,12 @@ class Tree:
         return fd
 
     def _base(self) -> int:
-        if self._base_fd is None:
+        fd = self._descriptors.get(self._key, ())
+        if fd is None:
             anchor = self.location.anchor
             if anchor is None or self.location.base == anchor:
                 # The base is chosen by the examiner (a home, an image root): it may be a link.
-                self._base_fd = self._open_dir(self.location.base, None, follow=True)
+                fd = self._open_dir(self.location.base, None, follow=True)
             else:
                 # A directory elsewhere in an image, named by the subject: opened from the
                 # image root one component at a time, never through a link.
@@ -91,8 +94,8 @@ class Tree:
                     finally:
                         os.close(fd)
                     fd = child
-                self._base_fd = fd
-        return self._base_fd
+            self._descriptors.put(self._key, (), fd)
+        return fd
 
     def dir_fd(self, parts: tuple[str, ...]) -> int:
         """A descriptor for a directory, opened component by component without following links.
@@ -100,34 +103,26 @@ class Tree:
         Iterative, from the deepest cached ancestor: no depth of tree can
         exhaust the stack.
         """
-        cached = self._fds.get(parts)
-        if cached is not None:
-            self._fds.move_to_end(parts)
-            return cached
         if not parts:
             return self._base()
+        cached = self._descriptors.get(self._key, parts)
+        if cached is not None:
+            return cached
         known = len(parts) - 1
-        while known and parts[:known] not in self._fds:
+        while known and not self._descriptors.holds(self._key, parts[:known]):
             known -= 1
-        fd = self._fds[parts[:known]] if known else self._base()
+        fd = self._descriptors.get(self._key, parts[:known]) if known else self._base()
         for depth in range(known + 1, len(parts) + 1):
+            # the parent was used last: the pool closes others first (it keeps at least four)
             fd = self._open_dir(parts[depth - 1], fd)
             if self._trace:
                 self.stats.opened.append("/".join(parts[:depth]))
-            self._fds[parts[:depth]] = fd
-            while len(self._fds) > self._max_open:
-                _, old = self._fds.popitem(last=False)
-                os.close(old)
+            self._descriptors.put(self._key, parts[:depth], fd)
         return fd
 
     def close(self) -> None:
-        """Close every descriptor this tree opened."""
-        for fd in self._fds.values():
-            os.close(fd)
-        self._fds.clear()
-        if self._base_fd is not None:
-            os.close(self._base_fd)
-            self._base_fd = None
+        """Close every descriptor this tree holds (a later query opens what it needs again)."""
+        self._descriptors.close_tree(self._key)
 
     # -- queries --------------------------------------------------------------
 

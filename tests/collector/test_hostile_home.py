@@ -452,3 +452,34 @@ def test_each_settings_file_is_read_once_however_many_keys_and_passes_ask(cli, t
     assert real_collect(cli, home, out).exit_code == 0
     assert reads.count(".claude/settings.json") == 1  # two keys (plans, auto-memory) and the credential pass
     assert "plans/p.md" in {record["path"] for record in bundle_records(out)}
+
+
+def test_an_image_with_many_homes_stays_within_a_small_descriptor_limit(tmp_path):
+    """Open directories are bounded per run, not per home: a shared server's /home of hundreds of users.
+
+    Each tree once kept its directories open until the run ended, about ten per home: with a limit of
+    256 descriptors the run failed (EMFILE) past a few dozen homes, and a default of 1,024 near a hundred.
+    """
+    import resource
+    import shutil
+
+    from tests.conftest import FIXTURES
+
+    image = tmp_path / "image"
+    for number in range(60):
+        shutil.copytree(FIXTURES / "demo-home", image / "home" / f"user{number:02d}", symlinks=True)
+    out = tmp_path / "many.tar.zst"
+
+    def small_limit() -> None:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (256, 256))
+
+    done = subprocess.run([sys.executable, "-m", "aitrail.collector.cli", "collect", "--root", str(image),
+                           "-o", str(out), "--quiet"], capture_output=True, preexec_fn=small_limit, timeout=600)
+    assert done.returncode == 0, done.stderr.decode()[-2000:]
+    collected = [record for record in bundle_records(out) if record["outcome"] == "collected"]
+    per_home = {record["location"]: 0 for record in collected}
+    for record in collected:
+        per_home[record["location"]] += 1
+    assert per_home == {f"user{number:02d}": per_home["user00"] for number in range(60)}
+    assert per_home["user00"] == 19  # every agent file of the demo home (its credentials are never_collect)
+    assert verify(str(out)).ok
