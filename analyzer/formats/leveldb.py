@@ -49,6 +49,7 @@ from dataclasses import dataclass
 import zstandard
 
 from aitrail.analyzer.formats import snappy
+from aitrail.analyzer.formats.crc32c import crc32c
 
 LOG_BLOCK = 32768
 LOG_HEADER = 7
@@ -64,38 +65,6 @@ MAX_EXPANDED_BYTES = 512 * 1024 * 1024
 MAX_KEY_BYTES = 1024 * 1024
 _MASK_DELTA = 0xA282EAD8
 _HEADER = struct.Struct("<IHB")
-
-
-def _crc_tables() -> tuple[tuple[int, ...], ...]:
-    """The byte table of CRC-32C (Castagnoli, reflected) and the seven tables that take 8 bytes a step."""
-    first = []
-    for index in range(256):
-        value = index
-        for _ in range(8):
-            value = (value >> 1) ^ 0x82F63B78 if value & 1 else value >> 1
-        first.append(value)
-    tables = [tuple(first)]
-    for _ in range(7):
-        tables.append(tuple((entry >> 8) ^ tables[0][entry & 0xFF] for entry in tables[-1]))
-    return tuple(tables)
-
-
-_T0, _T1, _T2, _T3, _T4, _T5, _T6, _T7 = _crc_tables()
-
-
-def crc32c(data: bytes, crc: int = 0) -> int:
-    """CRC-32C (Castagnoli) of ``data``, continuing from ``crc``: eight bytes a step (slicing-by-8)."""
-    value = crc ^ 0xFFFFFFFF
-    cut = len(data) - len(data) % 8
-    words = struct.unpack_from(f"<{cut // 4}I", data) if cut else ()
-    t0, t1, t2, t3, t4, t5, t6, t7 = _T0, _T1, _T2, _T3, _T4, _T5, _T6, _T7
-    for index in range(0, len(words), 2):
-        low, high = words[index] ^ value, words[index + 1]
-        value = (t7[low & 0xFF] ^ t6[(low >> 8) & 0xFF] ^ t5[(low >> 16) & 0xFF] ^ t4[low >> 24]
-                 ^ t3[high & 0xFF] ^ t2[(high >> 8) & 0xFF] ^ t1[(high >> 16) & 0xFF] ^ t0[high >> 24])
-    for byte in data[cut:]:
-        value = t0[(value ^ byte) & 0xFF] ^ (value >> 8)
-    return value ^ 0xFFFFFFFF
 
 
 def masked(crc: int) -> int:
