@@ -11,12 +11,14 @@ A run killed at any point leaves only a ``.partial`` file, which never verifies.
 from __future__ import annotations
 
 import contextlib
+import functools
 import gc
 import os
 import signal
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from aitrail.collector import catalog as catalog_module
@@ -155,35 +157,41 @@ def _plan(options: CollectOptions, catalog, full_catalog, mode: str, homes: list
     environ = dict(os.environ) if mode == "current-user" else None
     planner = Planner(catalog=catalog, never_catalog=full_catalog, environ=environ, image_root=options.root,
                       live=mode in ("current-user", "all-users"))
-    targets: list[Target] = []
+    # A home's targets are made when the walk reaches it and let go after: about 4,800 a home (42 agents'
+    # globs on every path of their roots), 190 MB for 100 homes when all were made first. The credential
+    # globs, a few a home, are kept: the vetoes need every home's.
+    batches: list[Callable[[], list[Target]]] = [functools.partial(planner.targets_for_home, home) for home in homes]
     vetoes: dict[str, list[Target]] = {}
     for home in homes:
-        targets.extend(planner.targets_for_home(home))
         for never in planner.never_targets_for_home(home):
             vetoes.setdefault(never.location.label, []).append(never)
     system_base = options.root if mode == "image-root" else ("/" if mode in ("current-user", "all-users") else None)
     if system_base is not None:
-        targets.extend(planner.targets_for_system(system_base))
+        batches.append(functools.partial(planner.targets_for_system, system_base))
         for never in Planner(full_catalog, full_catalog).targets_for_system(system_base):
             if never.never:
                 vetoes.setdefault("system", []).append(never)
-    return planner, targets, vetoes
+    return planner, batches, vetoes
 
 
 # -- phase 1: walk and classify ---------------------------------------------------
 
 
-def _walk(targets: list[Target], trace: bool) -> tuple[dict[str, Tree], list[Match]]:
+def _walk(batches: list[Callable[[], list[Target]]], trace: bool) -> tuple[dict[str, Tree], list[Match]]:
+    """Every batch's targets (a home's, the system's) made, expanded by location and let go; the matches kept."""
     trees: dict[str, Tree] = {}
-    by_location: dict[str, list[Target]] = {}
-    for target in targets:
-        by_location.setdefault(target.location.label, []).append(target)
     matches: list[Match] = []
-    for label, location_targets in by_location.items():
-        tree = trees[label] = Tree(location_targets[0].location, trace=trace)
-        expander = Expander(tree, location_targets)
-        for target in location_targets:
-            matches.extend(expander.expand(target))
+    for batch in batches:
+        by_location: dict[str, list[Target]] = {}
+        for target in batch():
+            by_location.setdefault(target.location.label, []).append(target)
+        for label, location_targets in by_location.items():
+            tree = trees.get(label)
+            if tree is None:
+                tree = trees[label] = Tree(location_targets[0].location, trace=trace)
+            expander = Expander(tree, location_targets)
+            for target in location_targets:
+                matches.extend(expander.expand(target))
     return trees, matches
 
 
@@ -332,8 +340,8 @@ def _run(options: CollectOptions) -> CollectResult:
     if options.foreign is not None:
         subject = options.foreign.subject(subject)
     signing_key = load_private(options.sign_key) if options.sign_key else (one_time_key() if options.sign else None)
-    planner, targets, vetoes = _plan(options, catalog, full_catalog, mode, homes)
-    trees, matches = _walk(targets, options.trace_walk)
+    planner, batches, vetoes = _plan(options, catalog, full_catalog, mode, homes)
+    trees, matches = _walk(batches, options.trace_walk)
     # secrets by inode: below "/" unless an image is collected (a --home dir is on this machine's disks)
     secrets_base = options.root if mode == "image-root" else "/"
     run_vetoes = Vetoes(vetoes, {home.label for home in homes}, credential_inodes(trees, vetoes), secrets_base)

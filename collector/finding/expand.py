@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 from aitrail.collector.catalog.globs import is_literal, segment_regex
 from aitrail.collector.finding.plan import Target
 from aitrail.collector.finding.walk import Match, Tree
+from aitrail.collector.fs.meta import Meta
 
 # Listing kinds (Tree.listdir) that _visit drops at once: those that cannot be a
 # directory on the way to a match (_visit_directory), and a directory where the
@@ -57,6 +58,7 @@ class Expander:
         self.tree = tree
         self._targets = tuple(location_targets)
         self._followed: set[tuple] = set()
+        self._on_the_way: dict[tuple[str, ...], Meta | OSError] = {}
 
     def expand(self, target: Target) -> list[Match]:
         """Every match of one target's glob in this location."""
@@ -148,7 +150,7 @@ class Expander:
         if kind not in (None, "dir", "unknown", "symlink"):
             return
         if kind != "dir":
-            meta = self._examine(task, parts, out, listed=False)
+            meta = self._examine_on_the_way(task, parts, out)
             if meta is None:
                 return
             if meta.kind == "symlink":
@@ -170,6 +172,27 @@ class Expander:
         except OSError as exc:
             if exc.errno != errno_module.ENOTDIR:
                 out.append(Match(task.target, parts, "unknown", error=exc, note="could not be examined"))
+        return None
+
+    def _examine_on_the_way(self, task: _Task, parts, out: list[Match]):
+        """``_examine`` of a directory a glob passes through, taken once for all the location's globs.
+
+        Forty-two agents' globs pass through the same few directories of a home (``.config``,
+        ``Library/Application Support``, ``AppData/Roaming``), most of them absent: one lstat each per
+        location instead of one per glob, as a directory is listed once per run. What it gave is kept,
+        an error too, and recorded for each glob as ``_examine`` would.
+        """
+        found = self._on_the_way.get(parts)
+        if found is None:
+            try:
+                found = self.tree.lstat(parts)
+            except OSError as exc:
+                found = exc
+            self._on_the_way[parts] = found
+        if not isinstance(found, OSError):
+            return found
+        if not isinstance(found, FileNotFoundError) and found.errno != errno_module.ENOTDIR:
+            out.append(Match(task.target, parts, "unknown", error=found, note="could not be examined"))
         return None
 
     # -- links inside a store --------------------------------------------------------

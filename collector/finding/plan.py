@@ -148,20 +148,25 @@ class Planner:
     def never_targets_for_home(self, home: Home) -> list[Target]:
         """Credential globs of every agent (not only the selected ones): they veto any match."""
         recorded = len(self.overrides)
-        targets = [target for target in self._home_targets(self.never_catalog.agents, home) if target.never]
+        targets = self._home_targets(self.never_catalog.agents, home, never_only=True)
         del self.overrides[recorded:]  # already recorded by targets_for_home
         return targets
 
-    def _home_targets(self, agents: tuple[AgentCatalog, ...], home: Home) -> list[Target]:
+    def _home_targets(self, agents: tuple[AgentCatalog, ...], home: Home, never_only: bool = False) -> list[Target]:
+        """The targets of the agents' home roots; ``never_only``: only those of never-collect stores.
+
+        The credential pass wants a few never-collect globs of every agent: building every store's
+        targets to keep those cost half the planning of a home (a run of many homes plans each).
+        """
         subject = self._subject_path(home.path)
         location = Location(home.label, home.path, "home", home.user, subject or home.path, subject)
         targets: list[Target] = []
         for agent in agents:
             for root in agent.roots:
-                if root.scope != "home":
+                if root.scope != "home" or (never_only and not _has_never_store(agent, root.id)):
                     continue
                 for place in self._root_places(agent, root, location):
-                    targets.extend(self._store_targets(agent, root, place))
+                    targets.extend(self._store_targets(agent, root, place, never_only))
         return targets
 
     def targets_for_system(self, base: str) -> list[Target]:
@@ -300,13 +305,13 @@ class Planner:
 
     # -- globs --------------------------------------------------------------
 
-    def _store_targets(self, agent: AgentCatalog, root: Root, place: Place) -> list[Target]:
+    def _store_targets(self, agent: AgentCatalog, root: Root, place: Place, never_only: bool = False) -> list[Target]:
         targets = []
         location, prefix = place.location, place.prefix
         prefix_text = "/".join(prefix)
         root_excludes = _anchored(prefix_text, root.exclude)
         for store in agent.stores:
-            if store.root != root.id:
+            if store.root != root.id or (never_only and store.collect != "never"):
                 continue
             refines = _anchored(prefix_text, store.exclude)
             qualified, never = agent.qualified(store), store.collect == "never"
@@ -328,6 +333,10 @@ class Planner:
                         )
                     )
         return targets
+
+
+def _has_never_store(agent: AgentCatalog, root_id: str) -> bool:
+    return any(store.root == root_id and store.collect == "never" for store in agent.stores)
 
 
 @functools.lru_cache(maxsize=4096)

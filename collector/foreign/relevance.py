@@ -56,7 +56,8 @@ def reachable(staging: Staging, options: collect.CollectOptions,
                                    catalog_dir=options.catalog_dir, progress=False)
     catalog = full_catalog.select(options.agents)
     mode, homes = collect._mode_and_homes(probe, full_catalog)
-    _, targets, vetoes = collect._plan(probe, catalog, full_catalog, mode, homes)
+    _, batches, vetoes = collect._plan(probe, catalog, full_catalog, mode, homes)
+    targets = [target for batch in batches for target in batch()]
     rules = []
     for target in [*targets, *(never for nevers in vetoes.values() for never in nevers)]:
         base = os.path.relpath(target.location.base, staging.path)
