@@ -1,6 +1,6 @@
 """Many homes in one image: aitrail collect --root beside tar --zstd + sha256sum, one run, a small file limit.
 
-    python bench/many_homes_bench.py [--work DIR] [--homes 400] [--repeat 3] [--limit 256]
+    python bench/many_homes_bench.py [--work DIR] [--homes 400] [--repeat 3] [--limit 256] [--python PYTHON]
 
 Builds (once, cached in --work) an image whose ``home/`` holds --homes copies
 of fixtures/demo-home (every agent of the demo, 28 files a home), the layout
@@ -10,9 +10,11 @@ under ``ulimit -n`` --limit (the descriptors a run may hold):
 * aitrail:  aitrail collect --root IMAGE -o B.tar.zst (every home found by the image's home/*)
 * baseline: tar --zstd -cf B.tar.zst -T <the files aitrail collected>, then sha256sum of the same files
 
-and reports the median wall time, CPU time, peak RSS and, for aitrail, the peak
-number of open descriptors (sampled from /proc every 20 ms). Prints a Markdown
-table for docs/performance.md. Timings are for reading, never for pass/fail tests.
+and reports the median wall time and CPU time of each and, for aitrail, its peak
+RSS and open descriptors (sampled from /proc every 20 ms; the baseline is a
+shell pipeline, whose own figures would say nothing). Prints a Markdown
+table for docs/performance.md. ``--python`` runs another install's collector (an
+earlier commit's venv) on the same image. Timings are for reading, never for pass/fail tests.
 """
 
 from __future__ import annotations
@@ -49,24 +51,28 @@ def limited(limit: int):
     return apply
 
 
-def peak_descriptors(process: subprocess.Popen, peak: list[int]) -> None:
-    """Sample /proc/PID/fd until the process ends; the highest count into ``peak``."""
+def sample(process: subprocess.Popen, peak: list[int]) -> None:
+    """Sample /proc/PID until the process ends: the most open descriptors into peak[0], VmHWM (kB) into peak[1]."""
     while process.poll() is None:
         try:
             peak[0] = max(peak[0], len(os.listdir(f"/proc/{process.pid}/fd")))
-        except OSError:
+            with open(f"/proc/{process.pid}/status", encoding="ascii") as status:
+                for line in status:
+                    if line.startswith("VmHWM:"):
+                        peak[1] = max(peak[1], int(line.split()[1]))
+        except (OSError, ValueError):
             pass
         time.sleep(0.02)
 
 
 def measure(command: list[str], limit: int, env: dict | None = None) -> dict:
-    """One run: wall, CPU of the children, peak RSS (MB), peak descriptors, exit code."""
+    """One run: wall, CPU of the process tree, and the process's own peak RSS (MB) and open descriptors."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, preexec_fn=limited(limit),
                                env=env)
-    peak = [0]
-    sampler = threading.Thread(target=peak_descriptors, args=(process, peak))
+    peak = [0, 0]
+    sampler = threading.Thread(target=sample, args=(process, peak))
     sampler.start()
     _, stderr = process.communicate()
     sampler.join()
@@ -75,7 +81,7 @@ def measure(command: list[str], limit: int, env: dict | None = None) -> dict:
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     if process.returncode:
         raise SystemExit(f"{command[0]} failed ({process.returncode}): {stderr.decode()[-500:]}")
-    return {"wall": wall, "cpu": cpu, "rss": after.ru_maxrss / 1024, "fds": peak[0]}
+    return {"wall": wall, "cpu": cpu, "rss": peak[1] / 1024, "fds": peak[0]}
 
 
 def collected_files(bundle: Path, image: Path) -> list[str]:
@@ -87,9 +93,9 @@ def collected_files(bundle: Path, image: Path) -> list[str]:
     return sorted(str(image) + record["source_path"] for record in records if record["outcome"] == "collected")
 
 
-def run(work: Path, homes: int, repeat: int, limit: int) -> dict:
+def run(work: Path, homes: int, repeat: int, limit: int, python: str) -> dict:
     image = build(work, homes)
-    aitrail = [sys.executable, "-m", "aitrail.collector.cli", "collect", "--root", str(image), "--quiet"]
+    aitrail = [python, "-m", "aitrail.collector.cli", "collect", "--root", str(image), "--quiet"]
     listing = work / "files.txt"
     results: dict[str, list[dict]] = {"baseline": [], "aitrail": []}
     files = 0
@@ -119,8 +125,8 @@ def table(result: dict) -> str:
              "|---|---|---|---|---|---|"]
     for name, label in (("baseline", "tar --zstd -cf + sha256sum (baseline)"), ("aitrail", "aitrail collect --root")):
         row = result[name]
-        fds = f"{row['fds']:.0f}" if name == "aitrail" else "-"
-        lines.append(f"| {label} | {row['wall']:.2f} | {row['cpu']:.2f} | {row['rss']:.0f} | {fds} | "
+        fds, rss = (f"{row['fds']:.0f}", f"{row['rss']:.0f}") if name == "aitrail" else ("-", "-")
+        lines.append(f"| {label} | {row['wall']:.2f} | {row['cpu']:.2f} | {rss} | {fds} | "
                      f"{row['wall'] / base:.2f}x |")
     return "\n".join(lines)
 
@@ -131,10 +137,11 @@ def main() -> None:
     parser.add_argument("--homes", type=int, default=400)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--limit", type=int, default=256)
+    parser.add_argument("--python", default=sys.executable, help="the Python of the aitrail install to run")
     args = parser.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
     started = time.time()
-    print(table(run(args.work, args.homes, args.repeat, args.limit)))
+    print(table(run(args.work, args.homes, args.repeat, args.limit, args.python)))
     print(f"\n(benchmark took {time.time() - started:.0f} s)", file=sys.stderr)
 
 

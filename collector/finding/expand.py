@@ -62,6 +62,8 @@ class Expander:
 
     def expand(self, target: Target) -> list[Match]:
         """Every match of one target's glob in this location."""
+        if not target.via and self._absent_on_the_way(target.segments):
+            return []
         matches: list[Match] = []
         self._followed = set()
         self._record_root_links(target, matches)
@@ -173,6 +175,25 @@ class Expander:
             if exc.errno != errno_module.ENOTDIR:
                 out.append(Match(task.target, parts, "unknown", error=exc, note="could not be examined"))
         return None
+
+    def _absent_on_the_way(self, segments: tuple[str, ...]) -> bool:
+        """Whether a directory on the glob's literal way is already known absent (or not a directory).
+
+        Most of a home's globs are of agents it never had: once ``Library`` or ``.config/<editor>``
+        is known absent, every other glob through it ends here, as its walk would, with no match
+        and nothing recorded (an absent directory on the way is not an outcome).
+        """
+        here: tuple[str, ...] = ()
+        for segment in segments[:-1]:
+            if not is_literal(segment):
+                return False
+            here += (segment,)
+            found = self._on_the_way.get(here)
+            if found is None or (not isinstance(found, OSError) and found.kind != "dir"):
+                return False  # not looked at yet, or a link or file there: the walk decides
+            if isinstance(found, OSError):
+                return isinstance(found, FileNotFoundError) or found.errno == errno_module.ENOTDIR
+        return False
 
     def _examine_on_the_way(self, task: _Task, parts, out: list[Match]):
         """``_examine`` of a directory a glob passes through, taken once for all the location's globs.
