@@ -164,18 +164,27 @@ def payload_manifest(bundle: Path) -> bytes:
         return reader.read_data("manifest-sha256.txt")
 
 
-def collected_files(bundle: Path, home: Path) -> Path:
-    """The list of files aitrail collected, as absolute paths, for the baseline."""
+def collected_files(bundle: Path, image: Path | None = None) -> tuple[Path, int]:
+    """The files aitrail collected, NUL-separated absolute paths for the baseline, and their number.
+
+    ``image``: the --root the bundle was collected from (source_path is the subject's path below it).
+    """
     from aitrail.collector.bundle.reader import BundleReader
 
     with BundleReader(bundle) as reader:
         records = [json.loads(line) for line in reader.read_data("aitrail/files.jsonl").splitlines()]
+    prefix = os.fsencode(str(image)) if image is not None else b""
+    paths = [prefix + os.fsencode(record["source_path"]) for record in records if record["outcome"] == "collected"]
     listing = bundle.with_suffix(".list")
-    with open(listing, "wb") as handle:
-        for record in records:
-            if record["outcome"] == "collected":
-                handle.write(os.fsencode(record["source_path"]) + b"\0")
-    return listing
+    listing.write_bytes(b"".join(path + b"\0" for path in paths))
+    return listing, len(paths)
+
+
+def baseline(listing: Path, archive: Path) -> tuple[float, int, float]:
+    """The floor: `tar --zstd` of the listed files, then `sha256sum` of them; wall, peak RSS (KiB), CPU."""
+    tar_wall, tar_rss, _, tar_cpu = measure(["tar", "--zstd", "--null", "-cf", str(archive), "-T", str(listing)])
+    sum_wall, sum_rss, _, sum_cpu = measure(["sh", "-c", f"xargs -0 sha256sum < '{listing}' > /dev/null"])
+    return tar_wall + sum_wall, max(tar_rss, sum_rss), tar_cpu + sum_cpu
 
 
 def build(work: Path) -> dict:
@@ -208,10 +217,8 @@ def run(work: Path, repeat: int, before: str | None = None, frozen: str | None =
         bundle = scratch / f"a{attempt}.tar.zst"
         wall, rss, code, cpu = measure(aitrail_command(plain, bundle))
         assert code == 0, code
-        listing = listing or collected_files(bundle, plain)
-        tar_out = scratch / f"t{attempt}.tar.zst"
-        tar_wall, tar_rss, _, tar_cpu = measure(["tar", "--zstd", "--null", "-cf", str(tar_out), "-T", str(listing)])
-        sum_wall, sum_rss, _, sum_cpu = measure(["sh", "-c", f"xargs -0 sha256sum < '{listing}' > /dev/null"])
+        listing = listing or collected_files(bundle)[0]
+        floor = baseline(listing, scratch / f"t{attempt}.tar.zst")
         noisy_wall, noisy_rss, code, noisy_cpu = measure(aitrail_command(noisy, scratch / f"n{attempt}.tar.zst"))
         assert code == 0, code
         posix_bundle = scratch / f"p{attempt}.tar.zst"
@@ -228,7 +235,7 @@ def run(work: Path, repeat: int, before: str | None = None, frozen: str | None =
             assert payload_manifest(frozen_bundle) == payload_manifest(bundle), "the frozen build stored other bytes"
         if attempt:
             rows["aitrail"].append((wall, rss, cpu))
-            rows["baseline"].append((tar_wall + sum_wall, max(tar_rss, sum_rss), tar_cpu + sum_cpu))
+            rows["baseline"].append(floor)
             rows["aitrail-noisy"].append((noisy_wall, noisy_rss, noisy_cpu))
             rows["aitrail-posix"].append((posix[0], posix[1], posix[3]))
             if old_env:

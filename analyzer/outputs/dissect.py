@@ -275,11 +275,12 @@ class DissectWriter:
         subject = subject_of(collection, self.owners)
         self.report.subject = subject
         for made in system_files(subject):
-            parts = self.tree.through_links(tuple(made.path.encode().split(b"/")))
+            named = tuple(made.path.encode().split(b"/"))
+            parts = self.tree.through_links(named)
             why = self.add_made(made, parts)
             if why:
                 self.report.not_made.append(f"{made.path}: {why}")
-            elif parts != tuple(made.path.encode().split(b"/")):
+            elif parts != named:
                 at = b"/".join(parts).decode("utf-8", "backslashreplace")
                 note = f"{made.made_from}; made for {made.path}, a path through a collected link"
                 self.report.made.append(replace(made, path=at, made_from=note))

@@ -46,6 +46,7 @@ COLLECT_POLICIES = ("always", "never")
 # never does, a call without a result is the format's absence, not damage, and gives no parser: row
 TOOL_RESULTS = ("recorded", "not_recorded")
 SCOPES = ("home", "system")
+MACOS_PRIVATE_LINKS = frozenset({"tmp", "var"})  # system heads macOS links into /private
 
 AGENT_ID = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
 LOCAL_ID = re.compile(r"^[a-z][a-z0-9_]*$")
@@ -328,10 +329,11 @@ def _check_private_twins(reader: _Reader, where: str, root: Root) -> None:
     paths = set(root.paths)
     for path in root.paths:
         head = path.split("/", 1)[0]
-        if head in ("tmp", "var") and f"private/{path}" not in paths:
+        linked = path.removeprefix("private/")
+        if head in MACOS_PRIVATE_LINKS and f"private/{path}" not in paths:
             reader.fail(where, f"'paths': {path!r} needs its macOS twin 'private/{path}' (/{head} is a link there)")
-        if head == "private" and path.split("/", 2)[1:2] in (["tmp"], ["var"]) and path[8:] not in paths:
-            reader.fail(where, f"'paths': {path!r} needs its twin {path[8:]!r} (Linux has no /private)")
+        elif linked != path and linked.split("/", 1)[0] in MACOS_PRIVATE_LINKS and linked not in paths:
+            reader.fail(where, f"'paths': {path!r} needs its twin {linked!r} (Linux has no /private)")
 
 
 def _root_paths(reader: _Reader, where: str, item: dict) -> tuple[str, ...]:

@@ -189,10 +189,12 @@ class Expander:
                 return False
             here += (segment,)
             found = self._on_the_way.get(here)
-            if found is None or (not isinstance(found, OSError) and found.kind != "dir"):
-                return False  # not looked at yet, or a link or file there: the walk decides
+            if found is None:
+                return False  # not looked at yet: the walk decides
             if isinstance(found, OSError):
-                return isinstance(found, FileNotFoundError) or found.errno == errno_module.ENOTDIR
+                return _is_absence(found)
+            if found.kind != "dir":
+                return False  # a link or a file there: the walk decides
         return False
 
     def _examine_on_the_way(self, task: _Task, parts, out: list[Match]):
@@ -212,7 +214,7 @@ class Expander:
             self._on_the_way[parts] = found
         if not isinstance(found, OSError):
             return found
-        if not isinstance(found, FileNotFoundError) and found.errno != errno_module.ENOTDIR:
+        if not _is_absence(found):
             out.append(Match(task.target, parts, "unknown", error=found, note="could not be examined"))
         return None
 
@@ -298,6 +300,11 @@ def _could_match_link(rest: tuple[str, ...], name: str) -> bool:
     # A link met during ** descent is recorded when it could stand for the
     # file the glob names or for a directory on the way to it.
     return len(rest) > 1 or rest[0] == "**" or bool(segment_regex(rest[0]).match(name))
+
+
+def _is_absence(error: OSError) -> bool:
+    """Nothing there, or a file where a directory was wanted: no outcome for a directory on the way."""
+    return isinstance(error, FileNotFoundError) or error.errno == errno_module.ENOTDIR
 
 
 def remainders(target: Target, directory: tuple[str, ...]) -> list[tuple[str, ...]]:

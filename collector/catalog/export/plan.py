@@ -49,7 +49,7 @@ from aitrail.collector import __version__
 from aitrail.collector.catalog import Catalog
 from aitrail.collector.catalog.export.overlap import globs_overlap
 from aitrail.collector.catalog.globs import expand_braces
-from aitrail.collector.catalog.schema import AgentCatalog, Root
+from aitrail.collector.catalog.schema import MACOS_PRIVATE_LINKS, AgentCatalog, Root
 
 OSES = ("linux", "macos", "windows")
 _WINDOWS_HEADS = frozenset({"AppData", "Program Files", "Program Files (x86)", "ProgramData", "OneDrive"})
@@ -160,9 +160,6 @@ def guid(name: str) -> str:
     return str(uuid.uuid5(GUID_NAMESPACE, name))
 
 
-_POSIX_SYSTEM_HEADS = frozenset({"tmp", "var"})
-
-
 def oses_for(root: Root, path: str) -> tuple[str, ...]:
     """The operating systems a root path exists on (the rule in this module's docstring)."""
     head = path.split("/", 1)[0]
@@ -173,7 +170,7 @@ def oses_for(root: Root, path: str) -> tuple[str, ...]:
     if root.scope == "system":
         if head in ("etc", "run"):  # /run (the per-user runtime directories /run/user/<uid>) is Linux's
             return ("linux",)
-        if head in _POSIX_SYSTEM_HEADS:  # on macOS these are links into /private: a catalog names private/... too
+        if head in MACOS_PRIVATE_LINKS:  # on macOS these are links into /private: a catalog names private/... too
             return ("linux", "macos")
         if head == "private":
             return ("macos",)
